@@ -1,0 +1,122 @@
+package toolreg
+
+import "encoding/json"
+
+// Definition is one element of the OpenAI function-calling "tools" array.
+//
+// json.Marshal of a Definition produces exactly that wire format: an empty
+// Type is written as "function", and the parameters default as described on
+// [Parameters]. json.Unmarshal reads it back.
+type Definition struct {
+	Type     string   `json:"type"`
+	Function Function `json:"function"`
+}
+
+// Function is the "function" object of a [Definition]: the tool's name,
+// description and argument schema.
+//
+// Strict asks the model provider for schema-exact arguments and makes the
+// registry validate arguments against the full JSON Schema (see
+// [Registry.Register]).
+type Function struct {
+	Name        string     `json:"name"`
+	Strict      bool       `json:"strict,omitempty"`
+	Description string     `json:"description"`
+	Parameters  Parameters `json:"parameters"`
+}
+
+// Parameters is the JSON Schema of a tool's arguments, an object schema.
+//
+// An empty Type is written as "object" and nil Properties as {}. Each value
+// of Properties is the JSON Schema of one argument, as a map[string]any (or a
+// boolean schema). A property schema may carry "x-sensitive": true, which
+// makes the registry redact that argument's value in events and logs.
+type Parameters struct {
+	Type                 string         `json:"type"`
+	Properties           map[string]any `json:"properties"`
+	Required             []string       `json:"required,omitempty"`
+	AdditionalProperties *bool          `json:"additionalProperties,omitempty"`
+	Defs                 map[string]any `json:"$defs,omitempty"`
+}
+
+// MarshalJSON writes d in the OpenAI wire format, filling the defaults that
+// the wire format requires.
+func (d Definition) MarshalJSON() ([]byte, error) {
+	type wire Definition // drops the method, keeps the tags
+	w := wire(d)
+	if w.Type == "" {
+		w.Type = "function"
+	}
+	return json.Marshal(w)
+}
+
+// MarshalJSON writes p as a JSON Schema object: an empty Type becomes
+// "object" and nil Properties become {}.
+func (p Parameters) MarshalJSON() ([]byte, error) {
+	type wire Parameters
+	w := wire(p)
+	if w.Type == "" {
+		w.Type = "object"
+	}
+	if w.Properties == nil {
+		w.Properties = map[string]any{}
+	}
+	return json.Marshal(w)
+}
+
+// Bool returns a pointer to b, for [Parameters.AdditionalProperties].
+func Bool(b bool) *bool { return &b }
+
+// normalized returns a deep copy of d with the wire defaults filled in, so
+// that the registry owns what it stores and lists it exactly as written.
+func (d Definition) normalized() Definition {
+	out := d
+	if out.Type == "" {
+		out.Type = "function"
+	}
+	p := &out.Function.Parameters
+	if p.Type == "" {
+		p.Type = "object"
+	}
+	p.Properties = cloneObject(p.Properties)
+	if p.Properties == nil {
+		p.Properties = map[string]any{}
+	}
+	p.Defs = cloneObject(p.Defs)
+	if p.Required != nil {
+		p.Required = append([]string(nil), p.Required...)
+	}
+	if p.AdditionalProperties != nil {
+		p.AdditionalProperties = Bool(*p.AdditionalProperties)
+	}
+	return out
+}
+
+// cloneObject deep-copies a JSON-like map; nil stays nil.
+func cloneObject(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = cloneValue(v)
+	}
+	return out
+}
+
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return cloneObject(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = cloneValue(e)
+		}
+		return out
+	case []string:
+		return append([]string(nil), v...)
+	default:
+		return v
+	}
+}

@@ -1,0 +1,75 @@
+// Package toolreg is the registry of tools that an LLM agent may call.
+//
+// Host plugins register tools (an OpenAI function-calling definition, a
+// handler, a capability policy and groups); the agent loop asks the registry
+// which definitions to offer the model and runs the model's tool calls through
+// it; an authority component plugs in as its execution guard. Execute never
+// panics and always returns a string the model can read: the handler's result,
+// or {"error":"…","code":"…"}.
+//
+//	reg := toolreg.New()
+//	reg.Register(toolreg.RegisteredTool{
+//		Definition: toolreg.Definition{Function: toolreg.Function{
+//			Name:        "add",
+//			Description: "Add two numbers.",
+//			Parameters: toolreg.Parameters{
+//				Properties: map[string]any{"a": map[string]any{"type": "number"}, "b": map[string]any{"type": "number"}},
+//				Required:   []string{"a", "b"},
+//			},
+//		}},
+//		Handler: func(ctx context.Context, args map[string]any, call toolreg.CallContext) (string, error) {
+//			return fmt.Sprint(args["a"].(float64) + args["b"].(float64)), nil
+//		},
+//	}, "math")
+//	defs := reg.Definitions(toolreg.Filter{})                                       // offer to the model
+//	out := reg.ExecuteJSON(ctx, "add", `{"a":1,"b":2}`, toolreg.CallContext{SessionID: "s1"}) // "3"
+//
+// # Registering
+//
+// [Registry.Register] checks a tool completely before it changes anything:
+// the name must match ^[a-zA-Z0-9_-]{1,64}$, the handler must be set, policy
+// values must be known, required keys must be declared properties, and a
+// Strict tool must follow the OpenAI strict-mode rules. Every problem is
+// reported at once in a [*RegisterError] wrapping [ErrInvalidName],
+// [ErrInvalidSchema], [ErrInvalidPolicy], [ErrMissingHandler] or
+// [ErrDuplicate]. Register returns a func that removes exactly that
+// registration; [Registry.UnregisterByPlugin] removes a plugin's tools and
+// groups, and a [Scope] does the bookkeeping for a plugin.
+// [Registry.Reserve] declares a tool that has no executor yet.
+//
+// # Policy and guards
+//
+// A tool declares a [Visibility] (who may run it), a [Confirm] (whether a
+// human must confirm) and a [Risk], which is sugar for both:
+// safe is public, sensitive restricted, dangerous restricted with
+// confirmation once per session. Explicit fields win; see [ResolvePolicy].
+// The registry enforces none of it by itself: it passes the resolved policy
+// to the [ExecutionGuard] installed with [Registry.SetExecutionGuard], which
+// allows, denies, or asks for confirmation by wrapping
+// [ErrConfirmationRequired]. Without a guard every call is allowed, unless
+// the registry was built [WithFailClosed].
+//
+// # Groups
+//
+// A tool with no groups is always offered. A grouped tool is offered when
+// one of its groups is enabled: [Filter.Groups] for listing,
+// [CallContext.EnabledGroups] for executing. Both use one predicate, so a
+// call to a tool the session would not be offered reads exactly like a call
+// to an unknown name. [GroupInfo] describes groups for people.
+//
+// # Events
+//
+// [Registry.Subscribe] receives a "start" and an "end" [ExecuteEvent] for
+// every call, refusals and unknown names included. Arguments marked
+// "x-sensitive": true in the schema read "[redacted]" there; no log line
+// carries argument values. [Registry.OnChange] and [Registry.Version] report
+// changes of the tool set.
+//
+// # Concurrency
+//
+// Every method is safe for concurrent use. Lookups read an immutable
+// snapshot without locking; registration takes one mutex. No lock is held
+// while handlers, guards or listeners run, so a guard may block for minutes
+// while a human decides without stalling the registry. Panics in handlers,
+// guards and listeners are recovered and logged.
+package toolreg

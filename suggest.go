@@ -1,0 +1,71 @@
+package toolreg
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// maxSuggestions is how many near names an unknown-name result offers.
+const maxSuggestions = 3
+
+// notFoundMessage is the model's answer to a name it may not call: the same
+// text whether the name does not exist or is outside the caller's groups, and
+// suggestions drawn only from what the caller may call.
+func notFoundMessage(s *snapshot, name string, enabled []string) string {
+	msg := fmt.Sprintf("unknown tool %q", name)
+	near := suggest(s, name, enabled)
+	if len(near) == 0 {
+		return msg
+	}
+	quoted := make([]string, len(near))
+	for i, n := range near {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	return msg + "; did you mean " + strings.Join(quoted, ", ") + "?"
+}
+
+// suggest ranks callable names by likeness to name: a substring either way
+// or a case-insensitive match counts most, then each shared "_"/"-" token.
+func suggest(s *snapshot, name string, enabled []string) []string {
+	type scored struct {
+		name  string
+		score int
+	}
+	lower := strings.ToLower(name)
+	tokens := nameTokens(lower)
+	var found []scored
+	for _, e := range s.sorted {
+		if e.reserved || (enabled != nil && !inGroups(e, enabled)) || e.name() == name {
+			continue
+		}
+		cand := strings.ToLower(e.name())
+		score := 0
+		if cand == lower {
+			score += 10
+		} else if strings.Contains(cand, lower) || strings.Contains(lower, cand) {
+			score += 3
+		}
+		for _, t := range nameTokens(cand) {
+			if slices.Contains(tokens, t) {
+				score++
+			}
+		}
+		if score > 0 {
+			found = append(found, scored{e.name(), score})
+		}
+	}
+	slices.SortFunc(found, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.name, b.name))
+	})
+	out := make([]string, 0, maxSuggestions)
+	for i := 0; i < len(found) && i < maxSuggestions; i++ {
+		out = append(out, found[i].name)
+	}
+	return out
+}
+
+func nameTokens(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' })
+}
