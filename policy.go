@@ -1,6 +1,6 @@
 package toolreg
 
-import "fmt"
+
 
 // Visibility is axis A of a tool's capability policy: who may run it at all.
 type Visibility string
@@ -118,17 +118,17 @@ func checkPolicy(d PolicyDecl) []error {
 	switch d.Visibility {
 	case "", VisibilityPublic, VisibilityRestricted:
 	default:
-		errs = append(errs, fmt.Errorf("%w: Visibility %q is not one of \"public\", \"restricted\" or empty", ErrInvalidPolicy, d.Visibility))
+		errs = append(errs, problemf(ErrInvalidPolicy, "Visibility %q is not one of \"public\", \"restricted\" or empty", d.Visibility))
 	}
 	switch d.Confirm {
 	case ConfirmNone, ConfirmSession, ConfirmAlways:
 	default:
-		errs = append(errs, fmt.Errorf("%w: Confirm %q is not one of \"session\", \"always\" or empty", ErrInvalidPolicy, d.Confirm))
+		errs = append(errs, problemf(ErrInvalidPolicy, "Confirm %q is not one of \"session\", \"always\" or empty", d.Confirm))
 	}
 	switch d.Risk {
 	case RiskUnset, RiskSafe, RiskSensitive, RiskDangerous:
 	default:
-		errs = append(errs, fmt.Errorf("%w: Risk %q is not one of \"safe\", \"sensitive\", \"dangerous\" or empty", ErrInvalidPolicy, d.Risk))
+		errs = append(errs, problemf(ErrInvalidPolicy, "Risk %q is not one of \"safe\", \"sensitive\", \"dangerous\" or empty", d.Risk))
 	}
 	return errs
 }
