@@ -1,7 +1,5 @@
 package toolreg
 
-
-
 // Visibility is axis A of a tool's capability policy: who may run it at all.
 type Visibility string
 
