@@ -40,7 +40,7 @@ func answer(result string) toolreg.Handler {
 func str() map[string]any { return map[string]any{"type": "string"} }
 
 // mustRegister registers t for plugin and fails the test on error.
-func mustRegister(t *testing.T, r *toolreg.Registry, tool toolreg.RegisteredTool, plugin string) func() {
+func mustRegister(t testing.TB, r *toolreg.Registry, tool toolreg.RegisteredTool, plugin string) func() {
 	t.Helper()
 	unregister, err := r.Register(tool, plugin)
 	require.NoError(t, err)
@@ -49,7 +49,7 @@ func mustRegister(t *testing.T, r *toolreg.Registry, tool toolreg.RegisteredTool
 
 // failureOf decodes a failure result; it fails the test when result is not
 // exactly {"error":…,"code":…}.
-func failureOf(t *testing.T, result string) (msg, code string) {
+func failureOf(t testing.TB, result string) (msg, code string) {
 	t.Helper()
 	var f map[string]string
 	require.NoError(t, json.Unmarshal([]byte(result), &f), "result %q is not a failure object", result)
@@ -58,3 +58,5 @@ func failureOf(t *testing.T, result string) (msg, code string) {
 	require.Contains(t, f, "code")
 	return f["error"], f["code"]
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

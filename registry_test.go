@@ -1,0 +1,235 @@
+package toolreg_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolreg/toolreg"
+)
+
+func names(defs []toolreg.Definition) []string {
+	out := make([]string, len(defs))
+	for i, d := range defs {
+		out[i] = d.Function.Name
+	}
+	return out
+}
+
+func TestRegisterReplacesAnExistingName(t *testing.T) {
+	r := toolreg.New()
+	mustRegister(t, r, newTool("echo", "first", nil), "a")
+	mustRegister(t, r, newTool("echo", "second", nil), "b")
+
+	assert.Equal(t, "second", r.Execute(context.Background(), "echo", nil, toolreg.CallContext{}))
+	all := r.All()
+	require.Len(t, all, 1)
+	assert.Equal(t, "b", all[0].PluginName)
+}
+
+func TestUnregisterRemovesOnlyItsOwnRegistration(t *testing.T) {
+	r := toolreg.New()
+	unregisterOld := mustRegister(t, r, newTool("echo", "old", nil), "a")
+	unregisterNew := mustRegister(t, r, newTool("echo", "new", nil), "b")
+
+	unregisterOld()
+	assert.True(t, r.Has("echo"), "the old func must be a no-op after a replacement")
+	assert.Equal(t, "new", r.Execute(context.Background(), "echo", nil, toolreg.CallContext{}))
+
+	unregisterNew()
+	assert.False(t, r.Has("echo"))
+	unregisterNew() // a second call is harmless
+	assert.False(t, r.Has("echo"))
+}
+
+func TestRejectDuplicatesKeepsTheFirstTool(t *testing.T) {
+	r := toolreg.New(toolreg.WithRejectDuplicates())
+	mustRegister(t, r, newTool("echo", "first", nil), "a")
+	unregister, err := r.Register(newTool("echo", "second", nil), "b")
+
+	require.ErrorIs(t, err, toolreg.ErrDuplicate)
+	assert.Contains(t, err.Error(), `"a"`, "the error names the plugin that holds the name")
+	assert.Contains(t, err.Error(), `"b"`, "the error names the plugin that asked")
+	unregister() // the no-op func from a failed Register
+	assert.Equal(t, "first", r.Execute(context.Background(), "echo", nil, toolreg.CallContext{}))
+}
+
+func TestFailedRegisterChangesNothing(t *testing.T) {
+	r := toolreg.New()
+	mustRegister(t, r, newTool("echo", "kept", nil), "a")
+	v := r.Version()
+	bad := newTool("echo", "bad", nil)
+	bad.Risk = "extreme"
+	_, err := r.Register(bad, "b")
+
+	require.ErrorIs(t, err, toolreg.ErrInvalidPolicy)
+	assert.Equal(t, v, r.Version())
+	assert.Equal(t, "kept", r.Execute(context.Background(), "echo", nil, toolreg.CallContext{}))
+}
+
+func TestReservedToolsAreListedButNeverOfferedOrRun(t *testing.T) {
+	r := toolreg.New()
+	_, err := r.Reserve(toolreg.Definition{Function: toolreg.Function{Name: "sql_query", Description: "planned"}}, "data")
+	require.NoError(t, err)
+
+	assert.False(t, r.Has("sql_query"))
+	assert.Empty(t, r.Definitions(toolreg.Filter{Groups: []string{toolreg.AllGroups}}))
+	assert.Empty(t, r.Summaries(toolreg.Filter{}))
+	all := r.All()
+	require.Len(t, all, 1)
+	assert.True(t, all[0].Reserved)
+	assert.Equal(t, "data", all[0].PluginName)
+
+	_, code := failureOf(t, r.Execute(context.Background(), "sql_query", nil, toolreg.CallContext{}))
+	assert.Equal(t, toolreg.CodeNotAvailable, code)
+
+	mustRegister(t, r, newTool("sql_query", "rows", nil), "data")
+	assert.True(t, r.Has("sql_query"), "registering a handler replaces the reservation")
+	assert.False(t, r.All()[0].Reserved)
+}
+
+func TestUnregisterByPluginRemovesToolsAndGroups(t *testing.T) {
+	r := toolreg.New()
+	mustRegister(t, r, newTool("a1", "", nil), "a")
+	mustRegister(t, r, newTool("a2", "", nil), "a")
+	mustRegister(t, r, newTool("b1", "", nil), "b")
+	r.RegisterGroup(toolreg.GroupInfo{Name: "ga"}, "a")
+	r.RegisterGroup(toolreg.GroupInfo{Name: "gb"}, "b")
+
+	r.UnregisterByPlugin("a")
+	assert.Equal(t, []string{"b1"}, names(r.Definitions(toolreg.Filter{})))
+	require.Len(t, r.Groups(), 1)
+	assert.Equal(t, "gb", r.Groups()[0].Name)
+
+	v := r.Version()
+	r.UnregisterByPlugin("nobody")
+	assert.Equal(t, v, r.Version(), "an unknown plugin changes nothing")
+}
+
+func TestListingsAreSortedByName(t *testing.T) {
+	r := toolreg.New()
+	for _, n := range []string{"zeta", "alpha", "mu", "beta"} {
+		mustRegister(t, r, newTool(n, "", nil), "p")
+		r.RegisterGroup(toolreg.GroupInfo{Name: "g_" + n}, "p")
+	}
+	want := []string{"alpha", "beta", "mu", "zeta"}
+
+	assert.Equal(t, want, names(r.Definitions(toolreg.Filter{})))
+	var got []string
+	for _, s := range r.Summaries(toolreg.Filter{}) {
+		got = append(got, s.Name)
+	}
+	assert.Equal(t, want, got)
+	got = nil
+	for _, ti := range r.All() {
+		got = append(got, ti.Name)
+	}
+	assert.Equal(t, want, got)
+	got = nil
+	for _, g := range r.Groups() {
+		got = append(got, g.Name)
+	}
+	assert.Equal(t, []string{"g_alpha", "g_beta", "g_mu", "g_zeta"}, got)
+}
+
+func TestOnChangeAndVersionFollowEveryChange(t *testing.T) {
+	r := toolreg.New()
+	calls := 0
+	stop := r.OnChange(func() { calls++ })
+	v0 := r.Version()
+
+	unregister := mustRegister(t, r, newTool("echo", "", nil), "p")
+	ungroup := r.RegisterGroup(toolreg.GroupInfo{Name: "g"}, "p")
+	unregister()
+	ungroup()
+	assert.Equal(t, 4, calls)
+	assert.Greater(t, r.Version(), v0)
+
+	v := r.Version()
+	unregister() // already removed: no change
+	assert.Equal(t, 4, calls)
+	assert.Equal(t, v, r.Version())
+
+	stop()
+	mustRegister(t, r, newTool("other", "", nil), "p")
+	assert.Equal(t, 4, calls, "no call after unsubscribe")
+}
+
+func TestOnChangeRunsOutsideTheLockAndSurvivesPanics(t *testing.T) {
+	r := toolreg.New()
+	var seen []string
+	r.OnChange(func() { panic("hook bug") })
+	r.OnChange(func() { seen = names(r.Definitions(toolreg.Filter{})) }) // re-enters the registry
+
+	mustRegister(t, r, newTool("echo", "", nil), "p")
+	assert.Equal(t, []string{"echo"}, seen)
+}
+
+func TestHandlerResultsAndErrors(t *testing.T) {
+	r := toolreg.New()
+	mustRegister(t, r, newTool("plain", "not json at all", nil), "p")
+	failing := newTool("failing", "", nil)
+	failing.Handler = func(context.Context, map[string]any, toolreg.CallContext) (string, error) {
+		return "ignored", errors.New("disk is full")
+	}
+	mustRegister(t, r, failing, "p")
+
+	assert.Equal(t, "not json at all", r.Execute(context.Background(), "plain", nil, toolreg.CallContext{}),
+		"a successful result is returned unchanged")
+	msg, code := failureOf(t, r.Execute(context.Background(), "failing", nil, toolreg.CallContext{}))
+	assert.Equal(t, toolreg.CodeToolError, code)
+	assert.Equal(t, "disk is full", msg)
+}
+
+func TestHandlerReceivesArgsAndCallContext(t *testing.T) {
+	r := toolreg.New()
+	var gotArgs map[string]any
+	var gotCall toolreg.CallContext
+	tool := newTool("spy", "ok", map[string]any{"q": str()})
+	tool.Handler = func(_ context.Context, args map[string]any, call toolreg.CallContext) (string, error) {
+		gotArgs, gotCall = args, call
+		return "ok", nil
+	}
+	mustRegister(t, r, tool, "p")
+	call := toolreg.CallContext{SessionID: "s", UserID: "u", Platform: "cli"}
+
+	r.Execute(context.Background(), "spy", nil, call)
+	assert.NotNil(t, gotArgs, "nil args reach the handler as {}")
+	assert.Empty(t, gotArgs)
+	assert.Equal(t, call, gotCall)
+
+	r.ExecuteJSON(context.Background(), "spy", `{"q":"x"}`, call)
+	assert.Equal(t, map[string]any{"q": "x"}, gotArgs)
+}
+
+func TestMaxResultBytesCutsLongResults(t *testing.T) {
+	r := toolreg.New(toolreg.WithMaxResultBytes(10))
+	mustRegister(t, r, newTool("short", "0123456789", nil), "p")
+	mustRegister(t, r, newTool("long", "0123456789abcdef", nil), "p")
+	mustRegister(t, r, newTool("runes", "ééééééééé", nil), "p") // 18 bytes
+
+	assert.Equal(t, "0123456789", r.Execute(context.Background(), "short", nil, toolreg.CallContext{}))
+	tests := []struct {
+		tool, wantPrefix string
+		wantBytes        int
+	}{
+		{"long", "0123456789", 16},
+		{"runes", "ééééé", 18}, // cut at a rune boundary
+	}
+	for _, tc := range tests {
+		t.Run(tc.tool+" is cut with a notice of its size", func(t *testing.T) {
+			var got struct {
+				Result        string `json:"result"`
+				Truncated     bool   `json:"truncated"`
+				OriginalBytes int    `json:"original_bytes"`
+			}
+			require.NoError(t, jsonUnmarshal(r.Execute(context.Background(), tc.tool, nil, toolreg.CallContext{}), &got))
+			assert.True(t, got.Truncated)
+			assert.Equal(t, tc.wantBytes, got.OriginalBytes)
+			assert.Equal(t, tc.wantPrefix, got.Result)
+		})
+	}
+}
