@@ -88,3 +88,14 @@ func (r *Registry) runGuard(ctx context.Context, g ExecutionGuard, req GuardRequ
 	}()
 	return g(ctx, req)
 }
+
+// confirmationError asks for confirmation with a message of its own.
+type confirmationError struct{ prompt string }
+
+func (e *confirmationError) Error() string { return e.prompt }
+func (e *confirmationError) Unwrap() error { return ErrConfirmationRequired }
+
+// NeedConfirmation returns an error for an [ExecutionGuard] to ask for
+// confirmation: the model reads prompt, with code "confirmation_required".
+// It wraps [ErrConfirmationRequired].
+func NeedConfirmation(prompt string) error { return &confirmationError{prompt: prompt} }

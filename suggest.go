@@ -26,8 +26,9 @@ func notFoundMessage(s *snapshot, name string, enabled []string) string {
 	return msg + "; did you mean " + strings.Join(quoted, ", ") + "?"
 }
 
-// suggest ranks callable names by likeness to name: a substring either way
-// or a case-insensitive match counts most, then each shared "_"/"-" token.
+// suggest ranks callable names by likeness to name: a case-insensitive match
+// counts most, then a substring either way, then a typo (at most two edits),
+// then each shared "_"/"-" token.
 func suggest(s *snapshot, name string, enabled []string) []string {
 	type scored struct {
 		name  string
@@ -46,6 +47,8 @@ func suggest(s *snapshot, name string, enabled []string) []string {
 			score += 10
 		} else if strings.Contains(cand, lower) || strings.Contains(lower, cand) {
 			score += 3
+		} else if len(lower) >= 3 && editDistance(cand, lower) <= 2 {
+			score += 2 // a typo
 		}
 		for _, t := range nameTokens(cand) {
 			if slices.Contains(tokens, t) {
@@ -68,4 +71,25 @@ func suggest(s *snapshot, name string, enabled []string) []string {
 
 func nameTokens(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' })
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
