@@ -68,8 +68,11 @@ func (p Parameters) MarshalJSON() ([]byte, error) {
 func Bool(b bool) *bool { return &b }
 
 // normalized returns a deep copy of d with the wire defaults filled in, so
-// that the registry owns what it stores and lists it exactly as written.
-func (d Definition) normalized() Definition {
+// that the registry owns what it stores and lists it exactly as written. The
+// schemas are copied through JSON: whatever Go types the caller wrote them
+// with ([]map[string]any, structs, ints), the copy holds only what
+// encoding/json decodes, which the strict-mode check and the redaction read.
+func (d Definition) normalized() (Definition, error) {
 	out := d
 	if out.Type == "" {
 		out.Type = "function"
@@ -78,45 +81,36 @@ func (d Definition) normalized() Definition {
 	if p.Type == "" {
 		p.Type = "object"
 	}
-	p.Properties = cloneObject(p.Properties)
+	var errProps, errDefs error
+	p.Properties, errProps = jsonCopy(p.Properties, "properties")
 	if p.Properties == nil {
 		p.Properties = map[string]any{}
 	}
-	p.Defs = cloneObject(p.Defs)
+	p.Defs, errDefs = jsonCopy(p.Defs, "$defs")
 	if p.Required != nil {
 		p.Required = append([]string(nil), p.Required...)
 	}
 	if p.AdditionalProperties != nil {
 		p.AdditionalProperties = Bool(*p.AdditionalProperties)
 	}
-	return out
+	if errProps != nil {
+		return out, errProps
+	}
+	return out, errDefs
 }
 
-// cloneObject deep-copies a JSON-like map; nil stays nil.
-func cloneObject(m map[string]any) map[string]any {
+// jsonCopy deep-copies a schema map through JSON; nil stays nil.
+func jsonCopy(m map[string]any, field string) (map[string]any, error) {
 	if m == nil {
-		return nil
+		return nil, nil
 	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = cloneValue(v)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, problemf(ErrInvalidSchema, "parameters.%s cannot be encoded as JSON: %v", field, err)
 	}
-	return out
-}
-
-func cloneValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return cloneObject(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = cloneValue(e)
-		}
-		return out
-	case []string:
-		return append([]string(nil), v...)
-	default:
-		return v
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, problemf(ErrInvalidSchema, "parameters.%s: %v", field, err)
 	}
+	return out, nil
 }

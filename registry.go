@@ -191,7 +191,13 @@ func (r *Registry) prepare(t RegisteredTool, pluginName string, reserved bool) (
 }
 
 func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*entry, []error) {
-	errs := checkDefinition(t.Definition)
+	def, err := t.Definition.normalized()
+	var errs []error
+	if err != nil {
+		errs = append(errs, err)
+		def = t.Definition
+	}
+	errs = append(errs, checkDefinition(def)...)
 	errs = append(errs, checkPolicy(PolicyDecl{Visibility: t.Visibility, Confirm: t.Confirm, Risk: t.Risk})...)
 	for _, g := range t.Groups {
 		if !validName(g) {
@@ -204,7 +210,7 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	t.Definition = t.Definition.normalized()
+	t.Definition = def
 	t.PluginName = pluginName
 	t.Groups = mergeGroups(nil, t.Groups)
 	if len(t.Groups) == 0 {

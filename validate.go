@@ -2,6 +2,7 @@ package toolreg
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -56,10 +58,7 @@ func (v *validator) checkUnknown(args map[string]any, msgs []string) []string {
 	for _, k := range unknown {
 		msgs = append(msgs, fmt.Sprintf("unknown argument %q", k))
 	}
-	if v.supported == "" {
-		return append(msgs, "this tool takes no arguments")
-	}
-	return append(msgs, "supported arguments: "+v.supported)
+	return append(msgs, v.supportedText())
 }
 
 var schemaPrinter = message.NewPrinter(language.English)
@@ -85,27 +84,63 @@ func (v *validator) checkSchema(args map[string]any) string {
 	if !errors.As(err, &ve) {
 		return err.Error()
 	}
-	var msgs []string
-	collectLeaves(ve, &msgs)
+	var leaves []schemaLeaf
+	collectLeaves(ve, &leaves)
+	msgs := make([]string, 0, len(leaves)+1)
+	unknownAtRoot := false
+	for _, l := range sortedLeaves(leaves) {
+		msg := l.msg
+		if l.path != "" {
+			msg = l.path + ": " + msg
+		}
+		msgs = append(msgs, msg)
+		unknownAtRoot = unknownAtRoot || l.unknownAtRoot
+	}
+	if unknownAtRoot {
+		msgs = append(msgs, v.supportedText())
+	}
 	return strings.Join(msgs, "; ")
 }
 
-// collectLeaves appends one "path: problem" line for each leaf cause: the
-// leaves say what was expected, the inner nodes only which keyword failed.
-func collectLeaves(ve *jsonschema.ValidationError, msgs *[]string) {
+// schemaLeaf is one violation: where, and what was expected.
+type schemaLeaf struct {
+	path          string
+	msg           string
+	unknownAtRoot bool // an argument outside the top-level properties
+}
+
+// collectLeaves gathers the leaf causes: the leaves say what was expected,
+// the inner nodes only which keyword failed.
+func collectLeaves(ve *jsonschema.ValidationError, leaves *[]schemaLeaf) {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
-			collectLeaves(c, msgs)
+			collectLeaves(c, leaves)
 		}
 		return
 	}
-	msg := ve.ErrorKind.LocalizedString(schemaPrinter)
-	if p := argPath(ve.InstanceLocation); p != "" {
-		msg = p + ": " + msg
+	_, extra := ve.ErrorKind.(*kind.AdditionalProperties)
+	*leaves = append(*leaves, schemaLeaf{
+		path:          argPath(ve.InstanceLocation),
+		msg:           ve.ErrorKind.LocalizedString(schemaPrinter),
+		unknownAtRoot: extra && len(ve.InstanceLocation) == 0,
+	})
+}
+
+// sortedLeaves orders leaves by path and message and drops repeats: the
+// validator walks maps, so its own order varies between calls.
+func sortedLeaves(leaves []schemaLeaf) []schemaLeaf {
+	slices.SortFunc(leaves, func(a, b schemaLeaf) int {
+		return cmp.Or(cmp.Compare(a.path, b.path), cmp.Compare(a.msg, b.msg))
+	})
+	return slices.CompactFunc(leaves, func(a, b schemaLeaf) bool { return a == b })
+}
+
+// supportedText tells the model which arguments exist.
+func (v *validator) supportedText() string {
+	if v.supported == "" {
+		return "this tool takes no arguments"
 	}
-	if !slices.Contains(*msgs, msg) {
-		*msgs = append(*msgs, msg)
-	}
+	return "supported arguments: " + v.supported
 }
 
 // argPath renders an instance location as a.b[0].c; the root is "".
@@ -324,9 +359,30 @@ func compileSchema(name string, p Parameters) (*jsonschema.Schema, error) {
 	}
 	sch, err := c.Compile(url)
 	if err != nil {
-		return nil, problemf(ErrInvalidSchema, "parameters do not compile as JSON Schema: %v", err)
+		return nil, problemf(ErrInvalidSchema, "parameters do not compile as JSON Schema: %s", compileMessage(err))
 	}
 	return sch, nil
+}
+
+// compileMessage renders a compile error on one line; a schema that breaks
+// the meta-schema is reported leaf by leaf, with its location in parameters.
+func compileMessage(err error) string {
+	var se *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &se) || !errors.As(se.Err, &ve) {
+		return strings.Join(strings.Fields(err.Error()), " ")
+	}
+	var leaves []schemaLeaf
+	collectLeaves(ve, &leaves)
+	msgs := make([]string, 0, len(leaves))
+	for _, l := range sortedLeaves(leaves) {
+		at := "parameters"
+		if l.path != "" {
+			at += "." + l.path
+		}
+		msgs = append(msgs, at+": "+l.msg)
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // newValidator builds the argument checker of a normalized definition.
