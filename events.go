@@ -28,7 +28,7 @@ type ExecuteEvent struct {
 	SessionID  string
 	Platform   string
 	ToolName   string
-	PluginName string // "" for an unknown name
+	PluginName string // the owner of the named tool, also when the call is refused; "" for an unknown name
 	Args       map[string]any
 	Result     string        // end only: exactly what Execute returned
 	Code       string        // end only: "" on success, else the error code
