@@ -29,6 +29,24 @@ func validateCounted(tool toolreg.RegisteredTool) (toolreg.RegisteredTool, *atom
 	return tool, &calls, &last
 }
 
+// validateOutcome checks a call's result: with no fragments it succeeded and
+// the handler ran once; otherwise it was refused as invalid_arguments with a
+// message containing every fragment, and the handler never ran.
+func validateOutcome(t *testing.T, res string, calls *atomic.Int32, fragments []string) {
+	t.Helper()
+	if len(fragments) == 0 {
+		require.Equal(t, "ok", res)
+		assert.EqualValues(t, 1, calls.Load())
+		return
+	}
+	msg, code := failureOf(t, res)
+	assert.Equal(t, toolreg.CodeInvalidArguments, code)
+	for _, f := range fragments {
+		assert.Contains(t, msg, f)
+	}
+	assert.Zero(t, calls.Load())
+}
+
 // validateObject is the JSON Schema of a closed object whose properties are
 // all required, as strict mode wants it.
 func validateObject(props map[string]any) map[string]any {
@@ -838,17 +856,7 @@ func TestWithSchemaValidationChecksNonStrictTools(t *testing.T) {
 			r := toolreg.New(tt.opts...)
 			mustRegister(t, r, tool, "p")
 			res := r.Execute(t.Context(), "count", tt.args, toolreg.CallContext{})
-			if len(tt.fragments) == 0 {
-				assert.Equal(t, "ok", res)
-				assert.EqualValues(t, 1, calls.Load())
-				return
-			}
-			msg, code := failureOf(t, res)
-			assert.Equal(t, toolreg.CodeInvalidArguments, code)
-			for _, f := range tt.fragments {
-				assert.Contains(t, msg, f)
-			}
-			assert.Zero(t, calls.Load())
+			validateOutcome(t, res, calls, tt.fragments)
 		})
 	}
 }
@@ -929,17 +937,7 @@ func TestExecuteValidatesGoTypedArguments(t *testing.T) {
 			r := toolreg.New()
 			mustRegister(t, r, tool, "p")
 			res := r.Execute(t.Context(), "search", tt.args, toolreg.CallContext{})
-			if len(tt.fragments) == 0 {
-				require.Equal(t, "ok", res)
-				assert.EqualValues(t, 1, calls.Load())
-				return
-			}
-			msg, code := failureOf(t, res)
-			assert.Equal(t, toolreg.CodeInvalidArguments, code)
-			for _, f := range tt.fragments {
-				assert.Contains(t, msg, f)
-			}
-			assert.Zero(t, calls.Load())
+			validateOutcome(t, res, calls, tt.fragments)
 		})
 	}
 }
