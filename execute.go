@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -139,7 +140,7 @@ func (r *Registry) run(ctx context.Context, s *snapshot, e *entry, name string, 
 		args = map[string]any{}
 	}
 	res, code := r.invoke(ctx, e, args, call)
-	if e.policy.Visibility == VisibilityRestricted {
+	if e.policy.Visibility == VisibilityRestricted && r.cfg.logger.Enabled(ctx, slog.LevelInfo) {
 		r.cfg.logger.Info("toolreg: restricted tool executed", "tool", name, "session", call.SessionID,
 			"platform", platformName(call.Platform), "arg_count", len(args), "code", code)
 	}

@@ -212,7 +212,7 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 	}
 	t.Definition = def
 	t.PluginName = pluginName
-	t.Groups = mergeGroups(nil, t.Groups)
+	t.Groups = appendNew(nil, t.Groups...)
 	if len(t.Groups) == 0 {
 		t.Groups = nil
 	}

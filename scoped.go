@@ -101,7 +101,7 @@ func (c *scopeCore) applyGroup(g GroupInfo) func() {
 // it at [Scope.Bind]. The returned func removes this registration, now and
 // from any later binding.
 func (s *Scope) Register(t RegisteredTool) (unregister func(), err error) {
-	t.Groups = mergeGroups(t.Groups, s.groups)
+	t.Groups = appendNew(t.Groups, s.groups...)
 	c := s.core
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -151,7 +151,7 @@ func (s *Scope) RegisterGroup(g GroupInfo) (unregister func()) {
 // to each tool's own groups (merged, duplicates dropped). It shares its
 // registrations with s: closing either closes both.
 func (s *Scope) WithGroups(groups ...string) *Scope {
-	return &Scope{groups: mergeGroups(s.groups, groups), core: s.core}
+	return &Scope{groups: appendNew(s.groups, groups...), core: s.core}
 }
 
 // Close removes everything the scope's plugin registered in the bound
@@ -167,13 +167,14 @@ func (s *Scope) Close() {
 	c.tools, c.groups = nil, nil
 }
 
-// mergeGroups returns own followed by the extra groups it lacks.
-func mergeGroups(own, extra []string) []string {
-	if len(extra) == 0 {
+// appendNew returns own followed by the extra items it lacks, without
+// repeats. It never writes into own.
+func appendNew(own []string, extra ...string) []string {
+	if len(extra) == 0 && len(own) < 2 {
 		return own
 	}
-	out := slices.Clone(own)
-	for _, g := range extra {
+	out := make([]string, 0, len(own)+len(extra))
+	for _, g := range slices.Concat(own, extra) {
 		if !slices.Contains(out, g) {
 			out = append(out, g)
 		}

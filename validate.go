@@ -38,7 +38,9 @@ func (v *validator) check(args map[string]any) string {
 			msgs = append(msgs, fmt.Sprintf("missing required argument %q", k))
 		}
 	}
-	if v.closed && len(args) > 0 {
+	// With every required key present, arguments that number exactly the
+	// required keys can hold no unknown one: skip the walk over args.
+	if v.closed && len(args) > 0 && (msgs != nil || len(args) != len(v.required)) {
 		msgs = v.checkUnknown(args, msgs)
 	}
 	return strings.Join(msgs, "; ")
@@ -390,7 +392,7 @@ func newValidator(d Definition, full bool) (validator, error) {
 	p := d.Function.Parameters
 	v := validator{
 		properties: p.Properties,
-		required:   p.Required,
+		required:   appendNew(nil, p.Required...), // no repeats: check counts them
 		closed:     p.AdditionalProperties != nil && !*p.AdditionalProperties,
 		supported:  strings.Join(sortedKeys(p.Properties), ", "),
 	}

@@ -1045,3 +1045,13 @@ func TestExecuteJSONParsesTheModelsArguments(t *testing.T) {
 		assert.Equal(t, toolreg.CodeNotFound, code)
 	})
 }
+
+func TestARepeatedRequiredKeyDoesNotHideAnUnknownOne(t *testing.T) {
+	tool, calls, _ := validateCounted(newTool("t", "ok", map[string]any{"a": str()}, "a", "a"))
+	tool.Definition.Function.Parameters.AdditionalProperties = toolreg.Bool(false)
+	r := toolreg.New()
+	mustRegister(t, r, tool, "p")
+
+	res := r.Execute(t.Context(), "t", map[string]any{"a": "x", "sneaky": 1.0}, toolreg.CallContext{})
+	validateOutcome(t, res, calls, []string{`unknown argument "sneaky"`})
+}
