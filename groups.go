@@ -29,18 +29,20 @@ type Filter struct {
 	Groups []string
 }
 
-// key is a canonical cache key for f: the same set of groups in any order
-// gives the same key.
-func (f Filter) key() string {
-	switch len(f.Groups) {
-	case 0:
-		return ""
-	case 1:
-		return f.Groups[0]
-	}
-	g := slices.Clone(f.Groups)
+// appendKey appends a canonical cache key for f to dst: the same set of
+// groups in any order gives the same key. Small filters are sorted in a
+// stack array, so a cache hit allocates nothing.
+func (f Filter) appendKey(dst []byte) []byte {
+	var arr [8]string
+	g := append(arr[:0], f.Groups...)
 	slices.Sort(g)
-	return strings.Join(slices.Compact(g), "\x00")
+	for i, name := range slices.Compact(g) {
+		if i > 0 {
+			dst = append(dst, 0)
+		}
+		dst = append(dst, name...)
+	}
+	return dst
 }
 
 // offered is the one predicate behind both listing and executing: Definitions

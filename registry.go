@@ -310,25 +310,32 @@ func (r *Registry) Has(name string) bool {
 // callers: treat it, and the schemas in it, as read-only.
 func (r *Registry) Definitions(f Filter) []Definition {
 	s := r.current()
-	key := f.key()
+	var buf [128]byte
+	key := f.appendKey(buf[:0])
 	s.viewMu.Lock()
-	defs, ok := s.views[key]
+	defs, ok := s.views[string(key)] // no allocation for the lookup
 	s.viewMu.Unlock()
 	if ok {
 		return defs
 	}
+	n := 0
+	for _, e := range s.sorted {
+		if offered(e, f.Groups) {
+			n++
+		}
+	}
+	defs = make([]Definition, 0, n)
 	for _, e := range s.sorted {
 		if offered(e, f.Groups) {
 			defs = append(defs, e.tool.Definition)
 		}
 	}
-	defs = slices.Clip(defs)
 	s.viewMu.Lock()
 	if s.views == nil {
 		s.views = map[string][]Definition{}
 	}
 	if len(s.views) < maxViews {
-		s.views[key] = defs
+		s.views[string(key)] = defs
 	}
 	s.viewMu.Unlock()
 	return defs
