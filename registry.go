@@ -191,11 +191,16 @@ func (r *Registry) prepare(t RegisteredTool, pluginName string, reserved bool) (
 }
 
 func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*entry, []error) {
-	def, err := t.Definition.normalized()
 	var errs []error
+	var v validator
+	def, err := t.Definition.normalized()
+	if err == nil {
+		v, err = newValidator(def, r.cfg.validateAll)
+	} else {
+		def = t.Definition // still check the name and the rest
+	}
 	if err != nil {
 		errs = append(errs, err)
-		def = t.Definition
 	}
 	errs = append(errs, checkDefinition(def)...)
 	errs = append(errs, checkPolicy(PolicyDecl{Visibility: t.Visibility, Confirm: t.Confirm, Risk: t.Risk})...)
@@ -218,10 +223,6 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 	}
 	if reserved {
 		t.Handler = nil
-	}
-	v, err := newValidator(t.Definition, r.cfg.validateAll)
-	if err != nil {
-		return nil, []error{err}
 	}
 	return &entry{
 		tool:     t,

@@ -344,7 +344,7 @@ func (noLoader) Load(url string) (any, error) {
 }
 
 // compileSchema compiles a tool's parameter schema once, at registration.
-func compileSchema(name string, p Parameters) (*jsonschema.Schema, error) {
+func compileSchema(p Parameters) (*jsonschema.Schema, error) {
 	raw, err := json.Marshal(p)
 	if err != nil {
 		return nil, problemf(ErrInvalidSchema, "parameters cannot be encoded as JSON: %v", err)
@@ -355,7 +355,7 @@ func compileSchema(name string, p Parameters) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
-	url := "mem:///tools/" + name + ".json"
+	const url = "mem:///parameters.json" // one compiler per tool: no clash
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, problemf(ErrInvalidSchema, "parameters: %v", err)
 	}
@@ -397,7 +397,7 @@ func newValidator(d Definition, full bool) (validator, error) {
 		supported:  strings.Join(sortedKeys(p.Properties), ", "),
 	}
 	if full || d.Function.Strict {
-		sch, err := compileSchema(d.Function.Name, p)
+		sch, err := compileSchema(p)
 		if err != nil {
 			return validator{}, err
 		}
