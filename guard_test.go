@@ -75,6 +75,9 @@ func TestGuardDecisions(t *testing.T) {
 		{"wrapping ErrConfirmationRequired asks for confirmation", func(context.Context, toolreg.GuardRequest) error {
 			return fmt.Errorf("confirm deleting the file: %w", toolreg.ErrConfirmationRequired)
 		}, toolreg.CodeConfirmationRequired, "confirm deleting the file"},
+		{"NeedConfirmation asks with its prompt alone", func(context.Context, toolreg.GuardRequest) error {
+			return toolreg.NeedConfirmation("approve act?")
+		}, toolreg.CodeConfirmationRequired, "approve act?"},
 		{"a panic denies", func(context.Context, toolreg.GuardRequest) error { panic("guard bug") },
 			toolreg.CodeDenied, "guard failed"},
 	}
@@ -167,4 +170,10 @@ func TestContextCanceledWhileTheGuardWaits(t *testing.T) {
 	_, code := failureOf(t, r.Execute(ctx, "act", nil, toolreg.CallContext{}))
 	assert.Equal(t, toolreg.CodeCanceled, code)
 	assert.EqualValues(t, 0, runs.Load())
+}
+
+func TestNeedConfirmationWrapsTheSentinel(t *testing.T) {
+	err := toolreg.NeedConfirmation("approve?")
+	assert.ErrorIs(t, err, toolreg.ErrConfirmationRequired)
+	assert.Equal(t, "approve?", err.Error(), "the model reads the prompt without a library prefix")
 }

@@ -241,7 +241,7 @@ func registerWeb(s *toolreg.Scope) error {
 // The guard: who may run what, and when a human must confirm.
 
 // guard allows public tools to everyone and restricted ones to alice only.
-// A tool that needs confirmation is refused with ErrConfirmationRequired
+// A tool that needs confirmation is refused with [toolreg.NeedConfirmation]
 // until a human confirms it for the session.
 type guard struct {
 	mu        sync.Mutex
@@ -263,8 +263,8 @@ func (g *guard) check(_ context.Context, req toolreg.GuardRequest) error {
 	ok := req.Confirm == toolreg.ConfirmSession && g.confirmed[req.SessionID+"/"+req.Name]
 	g.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("%w: the user must approve %q in this session first; tell them and wait",
-			toolreg.ErrConfirmationRequired, req.Name)
+		return toolreg.NeedConfirmation(fmt.Sprintf(
+			"the user must approve %q in this session first; tell them and wait", req.Name))
 	}
 	return nil
 }
