@@ -41,8 +41,9 @@ type listener struct {
 
 // Subscribe calls fn with every [ExecuteEvent], synchronously on the
 // executing goroutine and with no lock held. fn must be safe for concurrent
-// use and must not modify the event's Args, which all listeners share. A panic in fn is logged and never changes a call's result. The returned
-// func removes this subscription; calling it again does nothing. A nil fn is
+// use and must not modify the event's Args, which all listeners share. A
+// panic in fn is logged and never changes a call's result. The returned func
+// removes this subscription; calling it again does nothing. A nil fn is
 // ignored.
 func (r *Registry) Subscribe(fn func(ExecuteEvent)) (unsubscribe func()) {
 	if fn == nil {

@@ -119,3 +119,18 @@ func (r *Registry) Groups() []GroupInfo {
 	slices.SortFunc(out, func(a, b GroupInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
+
+// appendNew returns own followed by the extra items it lacks, without
+// repeats. It never writes into own.
+func appendNew(own []string, extra ...string) []string {
+	if len(extra) == 0 && len(own) < 2 {
+		return own
+	}
+	out := make([]string, 0, len(own)+len(extra))
+	for _, g := range slices.Concat(own, extra) {
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}

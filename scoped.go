@@ -166,18 +166,3 @@ func (s *Scope) Close() {
 	}
 	c.tools, c.groups = nil, nil
 }
-
-// appendNew returns own followed by the extra items it lacks, without
-// repeats. It never writes into own.
-func appendNew(own []string, extra ...string) []string {
-	if len(extra) == 0 && len(own) < 2 {
-		return own
-	}
-	out := make([]string, 0, len(own)+len(extra))
-	for _, g := range slices.Concat(own, extra) {
-		if !slices.Contains(out, g) {
-			out = append(out, g)
-		}
-	}
-	return out
-}

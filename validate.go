@@ -345,13 +345,9 @@ func (noLoader) Load(url string) (any, error) {
 
 // compileSchema compiles a tool's parameter schema once, at registration.
 func compileSchema(p Parameters) (*jsonschema.Schema, error) {
-	raw, err := json.Marshal(p)
+	doc, err := roundTrip(p)
 	if err != nil {
 		return nil, problemf(ErrInvalidSchema, "parameters cannot be encoded as JSON: %v", err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, problemf(ErrInvalidSchema, "parameters are not valid JSON: %v", err)
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
