@@ -240,10 +240,10 @@ const (
 	benchGroups  = 5
 )
 
-var benchFilter = toolreg.Filter{Groups: []string{"grp_3", "grp_1"}}
+var benchAccess = toolreg.Access{Groups: []string{"grp_3", "grp_1"}}
 
 // benchCatalogRegistry builds the 1,000-tool registry and returns it with the
-// number of tools benchFilter offers.
+// number of tools benchAccess offers.
 func benchCatalogRegistry(b *testing.B) (*toolreg.Registry, int) {
 	b.Helper()
 	reg := toolreg.New()
@@ -265,7 +265,9 @@ func benchCatalogRegistry(b *testing.B) (*toolreg.Registry, int) {
 		}
 	}
 	for g := range benchGroups {
-		reg.RegisterGroup(toolreg.GroupInfo{Name: fmt.Sprintf("grp_%d", g), Label: "Group"}, "bench")
+		if _, err := reg.RegisterGroup(toolreg.GroupInfo{Name: fmt.Sprintf("grp_%d", g), Label: "Group"}, "bench"); err != nil {
+			b.Fatal(err)
+		}
 	}
 	return reg, want
 }
@@ -286,12 +288,12 @@ func benchCheckDefs(b *testing.B, defs []toolreg.Definition, want int) {
 // every call after the first is served from the snapshot's cache.
 func BenchmarkDefinitionsCached(b *testing.B) {
 	reg, want := benchCatalogRegistry(b)
-	benchCheckDefs(b, reg.Definitions(benchFilter), want)
+	benchCheckDefs(b, reg.Definitions(benchAccess), want)
 	version := reg.Version()
 	b.ReportAllocs()
 	var defs []toolreg.Definition
 	for b.Loop() {
-		defs = reg.Definitions(benchFilter)
+		defs = reg.Definitions(benchAccess)
 	}
 	if reg.Version() != version {
 		b.Fatal("the registry changed during the benchmark")
@@ -309,7 +311,7 @@ func BenchmarkDefinitionsCached(b *testing.B) {
 // alone.
 func BenchmarkDefinitionsFromScratch(b *testing.B) {
 	reg, want := benchCatalogRegistry(b)
-	benchCheckDefs(b, reg.Definitions(benchFilter), want)
+	benchCheckDefs(b, reg.Definitions(benchAccess), want)
 	extra := toolreg.GroupInfo{Name: "bench_extra", Label: "Extra"}
 	var unregister func()
 	b.ReportAllocs()
@@ -317,7 +319,7 @@ func BenchmarkDefinitionsFromScratch(b *testing.B) {
 	last, stale := reg.Version(), 0
 	for b.Loop() {
 		if unregister == nil {
-			unregister = reg.RegisterGroup(extra, "bench")
+			unregister, _ = reg.RegisterGroup(extra, "bench")
 		} else {
 			unregister()
 			unregister = nil
@@ -328,7 +330,7 @@ func BenchmarkDefinitionsFromScratch(b *testing.B) {
 		} else {
 			last = v
 		}
-		defs = reg.Definitions(benchFilter)
+		defs = reg.Definitions(benchAccess)
 	}
 	if stale > 0 {
 		b.Fatalf("%d iterations changed nothing: they measured the cache", stale)
@@ -349,7 +351,7 @@ func BenchmarkGroupChange(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if unregister == nil {
-			unregister = reg.RegisterGroup(extra, "bench")
+			unregister, _ = reg.RegisterGroup(extra, "bench")
 		} else {
 			unregister()
 			unregister = nil

@@ -37,7 +37,7 @@ func TestConcurrentUse(t *testing.T) {
 				if i%2 == 0 {
 					unregister()
 				}
-				ungroup := r.RegisterGroup(toolreg.GroupInfo{Name: fmt.Sprintf("g%d", i%3)}, "groups")
+				ungroup, _ := r.RegisterGroup(toolreg.GroupInfo{Name: fmt.Sprintf("g%d", i%3)}, "groups")
 				if i%5 == 0 {
 					ungroup()
 				}
@@ -46,7 +46,7 @@ func TestConcurrentUse(t *testing.T) {
 		})
 		wg.Go(func() { // execution, stable and churning names
 			for i := range rounds {
-				if got := r.ExecuteJSON(ctx, "stable", `{"q":"x"}`, toolreg.CallContext{EnabledGroups: []string{"g1"}}); got != "stable ok" {
+				if got := r.ExecuteJSON(ctx, "stable", `{"q":"x"}`, toolreg.CallContext{Access: toolreg.Access{Groups: []string{"g1"}}}); got != "stable ok" {
 					t.Errorf("stable tool answered %q", got)
 					return
 				}
@@ -55,14 +55,14 @@ func TestConcurrentUse(t *testing.T) {
 		})
 		wg.Go(func() { // listing
 			for i := range rounds {
-				defs := r.Definitions(toolreg.Filter{Groups: []string{fmt.Sprintf("g%d", i%3)}})
+				defs := r.Definitions(toolreg.Access{Groups: []string{fmt.Sprintf("g%d", i%3)}})
 				for j := 1; j < len(defs); j++ {
 					if defs[j-1].Function.Name >= defs[j].Function.Name {
 						t.Errorf("definitions not sorted: %q before %q", defs[j-1].Function.Name, defs[j].Function.Name)
 						return
 					}
 				}
-				r.Summaries(toolreg.Filter{Groups: []string{"*"}})
+				r.Summaries(toolreg.Access{Groups: []string{"*"}})
 				r.All()
 				r.Groups()
 				r.Has("stable")
@@ -82,7 +82,7 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 
-	assert.Equal(t, []string{"stable"}, names(r.Definitions(toolreg.Filter{Groups: []string{"*"}})))
+	assert.Equal(t, []string{"stable"}, names(r.Definitions(toolreg.Access{Groups: []string{"*"}})))
 	assert.Equal(t, "stable ok", r.ExecuteJSON(ctx, "stable", `{"q":"x"}`, toolreg.CallContext{}))
 }
 
@@ -127,7 +127,7 @@ func TestRegistryStaysResponsiveWhileCallsWaitInTheGuard(t *testing.T) {
 		defer close(done)
 		unregister, err := r.Register(newTool("added_meanwhile", "", nil), "p")
 		assert.NoError(t, err)
-		assert.Contains(t, names(r.Definitions(toolreg.Filter{})), "added_meanwhile")
+		assert.Contains(t, names(r.Definitions(toolreg.Access{})), "added_meanwhile")
 		assert.Equal(t, "quick ok", r.Execute(context.Background(), "quick", nil, toolreg.CallContext{}))
 		unregister()
 	}()

@@ -208,7 +208,7 @@ func TestDefinitionsReturnsNormalizedDefinitions(t *testing.T) {
 	r := toolreg.New()
 	mustRegister(t, r, newTool("bare", "ok", nil), "p")
 
-	defs := r.Definitions(toolreg.Filter{})
+	defs := r.Definitions(toolreg.Access{})
 	require.Len(t, defs, 1)
 	d := defs[0]
 	assert.Equal(t, "function", d.Type, "an empty Type is stored as function")
@@ -283,12 +283,12 @@ func TestRegisterCopiesTheDefinition(t *testing.T) {
 
 			r := toolreg.New()
 			mustRegister(t, r, tool, "p")
-			before, err := json.Marshal(r.Definitions(toolreg.Filter{}))
+			before, err := json.Marshal(r.Definitions(toolreg.Access{}))
 			require.NoError(t, err)
 
 			tt.mutate(&tool)
 
-			after, err := json.Marshal(r.Definitions(toolreg.Filter{}))
+			after, err := json.Marshal(r.Definitions(toolreg.Access{}))
 			require.NoError(t, err)
 			assert.Equal(t, string(before), string(after))
 
@@ -324,12 +324,12 @@ func TestDefinitionsAreByteIdenticalWhateverTheRegistrationOrder(t *testing.T) {
 		for _, i := range o.order {
 			mustRegister(t, r, tools[i], "p")
 		}
-		b, err := json.Marshal(r.Definitions(toolreg.Filter{}))
+		b, err := json.Marshal(r.Definitions(toolreg.Access{}))
 		require.NoError(t, err)
 		if want == "" {
 			want = string(b)
 			var names []string
-			for _, d := range r.Definitions(toolreg.Filter{}) {
+			for _, d := range r.Definitions(toolreg.Access{}) {
 				names = append(names, d.Function.Name)
 			}
 			require.Equal(t, []string{"Mid-tool", "alpha", "beta-1", "beta_2", "zeta"}, names, "definitions are sorted by name")
@@ -348,7 +348,7 @@ func TestDefinitionsAreByteIdenticalWhateverTheRegistrationOrder(t *testing.T) {
 		unregister := mustRegister(t, r, tools[1], "p")
 		unregister()
 		mustRegister(t, r, tools[1], "p")
-		b, err := json.Marshal(r.Definitions(toolreg.Filter{}))
+		b, err := json.Marshal(r.Definitions(toolreg.Access{}))
 		require.NoError(t, err)
 		assert.Equal(t, want, string(b))
 	})

@@ -21,7 +21,7 @@
 //			return fmt.Sprint(args["a"].(float64) + args["b"].(float64)), nil
 //		},
 //	}, "math")
-//	defs := reg.Definitions(toolreg.Filter{})                                       // offer to the model
+//	defs := reg.Definitions(toolreg.Access{})                                       // offer to the model
 //	out := reg.ExecuteJSON(ctx, "add", `{"a":1,"b":2}`, toolreg.CallContext{SessionID: "s1"}) // "3"
 //
 // # Registering
@@ -49,13 +49,16 @@
 // [ErrConfirmationRequired]. Without a guard every call is allowed, unless
 // the registry was built [WithFailClosed].
 //
-// # Groups
+// # Groups and access
 //
-// A tool with no groups is always offered. A grouped tool is offered when
-// one of its groups is enabled: [Filter.Groups] for listing,
-// [CallContext.EnabledGroups] for executing. Both use one predicate, so a
-// call to a tool the session would not be offered reads exactly like a call
-// to an unknown name. [GroupInfo] describes groups for people.
+// What a caller may reach is one [Access] value: the enabled groups and the
+// availability layers. Listing ([Registry.Definitions]) and execution
+// ([CallContext.Access]) take the same value, so a call to a tool the
+// session would not be offered reads exactly like a call to an unknown name.
+// A tool with no groups is always reached; a grouped tool when one of its
+// groups is enabled. Every [Layer] must then admit it: [AllowList],
+// [DenyList], [LayerFunc] or a layer of your own. [Registry.Explain] says
+// why a tool is not offered. [GroupInfo] describes groups for people.
 //
 // # Events
 //

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // Errors that [Registry.Register], [Registry.Reserve] and [Scope.Register]
@@ -32,7 +31,8 @@ var (
 // of Problems wraps one of the sentinel errors above, so errors.Is(err,
 // ErrInvalidName) works on a RegisterError.
 type RegisterError struct {
-	Tool     string  // the name as given
+	Kind     string  // what was registered: "tool" when empty, "group" or "pack"
+	Name     string  // the name as given
 	Plugin   string  // the registering plugin
 	Problems []error // in the order they were found
 }
@@ -43,7 +43,11 @@ func (e *RegisterError) Error() string {
 	for i, p := range e.Problems {
 		msgs[i] = p.Error()
 	}
-	return fmt.Sprintf("toolreg: register %q (plugin %q): %s", e.Tool, e.Plugin, strings.Join(msgs, "; "))
+	kind := e.Kind
+	if kind == "" {
+		kind = "tool"
+	}
+	return fmt.Sprintf("toolreg: register %s %s (plugin %s): %s", kind, quote(e.Name), quote(e.Plugin), joinBounded(msgs))
 }
 
 // Unwrap returns the problems, for errors.Is and errors.As.

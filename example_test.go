@@ -35,7 +35,7 @@ func Example() {
 		panic(err)
 	}
 
-	tools, _ := json.Marshal(reg.Definitions(toolreg.Filter{}))
+	tools, _ := json.Marshal(reg.Definitions(toolreg.Access{}))
 	fmt.Println(string(tools))
 
 	call := toolreg.CallContext{SessionID: "s1"}
@@ -85,7 +85,7 @@ func ExampleRegistry_SetExecutionGuard() {
 }
 
 // Grouped tools are offered, and run, only in sessions that enable a group.
-func ExampleFilter() {
+func ExampleAccess() {
 	reg := toolreg.New()
 	web := greet()
 	web.Definition.Function.Name = "web_search"
@@ -96,11 +96,11 @@ func ExampleFilter() {
 		}
 	}
 	for _, groups := range [][]string{nil, {"web"}} {
-		for _, d := range reg.Definitions(toolreg.Filter{Groups: groups}) {
+		for _, d := range reg.Definitions(toolreg.Access{Groups: groups}) {
 			fmt.Printf("%v offers %s\n", groups, d.Function.Name)
 		}
 	}
-	noWeb := toolreg.CallContext{EnabledGroups: []string{}}
+	noWeb := toolreg.CallContext{} // the zero Access: ungrouped tools only
 	fmt.Println(reg.ExecuteJSON(context.Background(), "web_search", `{"name":"x"}`, noWeb))
 	// Output:
 	// [] offers greet
@@ -117,7 +117,9 @@ func ExampleScope() {
 	}
 
 	reg := toolreg.New()
-	scope.Bind(reg)
+	if err := scope.Bind(reg); err != nil {
+		panic(err)
+	}
 	for _, t := range reg.All() {
 		fmt.Println(t.Name, t.PluginName, t.Groups, t.Visibility)
 	}

@@ -14,19 +14,20 @@ import (
 )
 
 // Execute runs the tool name with args on behalf of call and returns what the
-// model reads. It never panics.
+// model reads. It never panics. It is [Registry.Call] without the structure:
+// Execute(...) == Call(...).Content.
 //
-// The steps, in order: look up the name; apply the group gate of
-// call.EnabledGroups; validate args (nil means {}); run the guard with the
+// The steps, in order: look up the name; check that call.Access reaches the
+// tool (a tool it does not reach reads exactly like an unknown name, unless
+// a layer reveals why); validate args (nil means {}); run the guard with the
 // resolved policy; check ctx; run the handler under the tool's timeout. A
 // handler's successful string is returned unchanged. Every failure is
-// {"error":"<message>","code":"<code>"} with one of the Code constants; a
-// tool outside the enabled groups reads exactly like an unknown name.
+// {"error":"<message>","code":"<code>"} with one of the Code constants.
 //
 // Execute returns when ctx is done or the timeout passes even if the handler
 // ignores its context; a result that arrives later is dropped and logged.
 func (r *Registry) Execute(ctx context.Context, name string, args map[string]any, call CallContext) string {
-	return r.execute(ctx, name, args, nil, call)
+	return r.do(ctx, name, args, nil, call, false).Content
 }
 
 // ExecuteJSON is [Registry.Execute] for the model's raw "arguments" string.
@@ -35,8 +36,20 @@ func (r *Registry) Execute(ctx context.Context, name string, args map[string]any
 // kind (null, an array, ...) says what it was. Malformed arguments are never
 // replaced by {}.
 func (r *Registry) ExecuteJSON(ctx context.Context, name string, argsJSON string, call CallContext) string {
+	return r.CallJSON(ctx, name, argsJSON, call).Content
+}
+
+// Call is [Registry.Execute] with the outcome as a [Result]: the content the
+// model reads, the code that tells a handler's success from a registry
+// failure, the call id and the duration.
+func (r *Registry) Call(ctx context.Context, name string, args map[string]any, call CallContext) Result {
+	return r.do(ctx, name, args, nil, call, true)
+}
+
+// CallJSON is [Registry.ExecuteJSON] with the outcome as a [Result].
+func (r *Registry) CallJSON(ctx context.Context, name, argsJSON string, call CallContext) Result {
 	args, err := parseArguments(argsJSON)
-	return r.execute(ctx, name, args, err, call)
+	return r.do(ctx, name, args, err, call, true)
 }
 
 // parseArguments decodes the model's arguments strictly.
@@ -83,45 +96,62 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func (r *Registry) execute(ctx context.Context, name string, args map[string]any, argErr error, call CallContext) string {
+// do runs one call, emitting its events. full asks for a complete Result
+// (an id and a duration) even when no listener needs them.
+func (r *Registry) do(ctx context.Context, name string, args map[string]any, argErr error, call CallContext, full bool) Result {
 	s := r.current()
 	e := s.byName[name]
 	ls := r.loadListeners()
-	if len(ls) == 0 {
-		res, _ := r.run(ctx, s, e, name, args, argErr, call)
+	res := Result{Tool: name, CallID: call.CallID}
+	if len(ls) == 0 && !full {
+		res.Content, res.Code = r.run(ctx, s, e, name, args, argErr, call)
 		return res
 	}
-	ev := ExecuteEvent{
-		Phase:     PhaseStart,
-		CallID:    "call_" + strconv.FormatUint(r.callSeq.Add(1), 10),
-		SessionID: call.SessionID,
-		Platform:  call.Platform,
-		ToolName:  name,
+	if res.CallID == "" {
+		res.CallID = "call_" + strconv.FormatUint(r.callSeq.Add(1), 10)
 	}
-	var rd *redaction
-	if e != nil {
-		ev.PluginName = e.tool.PluginName
-		rd = e.redact
+	var ev ExecuteEvent
+	if len(ls) > 0 {
+		ev = ExecuteEvent{
+			Phase:     PhaseStart,
+			CallID:    res.CallID,
+			SessionID: call.SessionID,
+			Platform:  call.Platform,
+			ToolName:  name,
+		}
+		var rd *redaction
+		if e != nil {
+			ev.PluginName = e.tool.PluginName
+			rd = e.redact
+		}
+		ev.Args = rd.apply(args)
+		if ev.Args == nil && argErr == nil {
+			ev.Args = map[string]any{}
+		}
+		r.emit(ls, ev)
 	}
-	ev.Args = rd.apply(args)
-	if ev.Args == nil && argErr == nil {
-		ev.Args = map[string]any{}
-	}
-	r.emit(ls, ev)
 	start := time.Now()
-	res, code := r.run(ctx, s, e, name, args, argErr, call)
-	ev.Phase, ev.Result, ev.Code, ev.Duration = PhaseEnd, res, code, time.Since(start)
-	r.emit(ls, ev)
+	res.Content, res.Code = r.run(ctx, s, e, name, args, argErr, call)
+	res.Duration = time.Since(start)
+	if len(ls) > 0 {
+		ev.Phase, ev.Result, ev.Code, ev.Duration = PhaseEnd, res.Content, res.Code, res.Duration
+		r.emit(ls, ev)
+	}
 	return res
 }
 
 // run performs the steps of Execute and returns the result and its code.
 func (r *Registry) run(ctx context.Context, s *snapshot, e *entry, name string, args map[string]any, argErr error, call CallContext) (string, string) {
-	if e == nil || (call.EnabledGroups != nil && !inGroups(e, call.EnabledGroups)) {
-		return failureJSON(notFoundMessage(s, name, call.EnabledGroups), CodeNotFound), CodeNotFound
+	if e == nil {
+		return notFound(s, r, name, &call.Access)
 	}
-	if e.reserved {
-		return failureJSON(fmt.Sprintf("tool %q is not available", name), CodeNotAvailable), CodeNotAvailable
+	switch out, ref := r.reach(e, &call.Access); out {
+	case hidden:
+		return notFound(s, r, name, &call.Access)
+	case reserved:
+		return failureJSON(fmt.Sprintf("tool %s is not available", quote(name)), CodeNotAvailable), CodeNotAvailable
+	case revealed:
+		return failureJSON(fmt.Sprintf("tool %s is not available: %s", quote(name), ref.Reason), CodeNotAvailable), CodeNotAvailable
 	}
 	if argErr != nil {
 		return invalidArguments(name, argErr.Error())
@@ -145,6 +175,10 @@ func (r *Registry) run(ctx context.Context, s *snapshot, e *entry, name string, 
 			"platform", platformName(call.Platform), "arg_count", len(args), "code", code)
 	}
 	return res, code
+}
+
+func notFound(s *snapshot, r *Registry, name string, a *Access) (string, string) {
+	return failureJSON(r.notFoundMessage(s, name, a), CodeNotFound), CodeNotFound
 }
 
 func invalidArguments(name, msg string) (string, string) {

@@ -1,6 +1,6 @@
 module github.com/toolreg/toolreg
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
@@ -13,5 +13,6 @@ require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/kr/text v0.2.0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

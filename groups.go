@@ -16,75 +16,32 @@ type GroupInfo struct {
 	PluginName  string // filled by RegisterGroup
 }
 
-// AllGroups, in [Filter.Groups] or [CallContext.EnabledGroups], enables every
-// group.
-const AllGroups = "*"
-
-// Filter selects the tools offered to a model.
-//
-// The zero Filter offers ungrouped tools only. A grouped tool is offered when
-// one of its groups is in Groups, or Groups contains [AllGroups]. Reserved
-// tools are never offered.
-type Filter struct {
-	Groups []string
-}
-
-// appendKey appends a canonical cache key for f to dst: the same set of
-// groups in any order gives the same key. Small filters are sorted in a
-// stack array, so a cache hit allocates nothing.
-func (f Filter) appendKey(dst []byte) []byte {
-	var arr [8]string
-	g := append(arr[:0], f.Groups...)
-	slices.Sort(g)
-	for i, name := range slices.Compact(g) {
-		if i > 0 {
-			dst = append(dst, 0)
-		}
-		dst = append(dst, name...)
-	}
-	return dst
-}
-
-// offered is the one predicate behind both listing and executing: Definitions
-// lists a tool exactly when Execute, gated by the same groups, runs it.
-func offered(e *entry, enabled []string) bool {
-	return !e.reserved && inGroups(e, enabled)
-}
-
-// inGroups reports whether the groups in enabled admit e: an ungrouped tool
-// always, a grouped one when it shares a group or enabled holds AllGroups.
-func inGroups(e *entry, enabled []string) bool {
-	if len(e.tool.Groups) == 0 {
-		return true
-	}
-	for _, g := range enabled {
-		if g == AllGroups || slices.Contains(e.tool.Groups, g) {
-			return true
-		}
-	}
-	return false
-}
-
 // groupEntry is one group registration; its pointer identifies it, so an
 // unregister func removes only the registration it came from.
 type groupEntry struct {
 	info GroupInfo
 }
 
-// RegisterGroup records g under pluginName, replacing a group of the same
-// name (with a warning in the log). The returned func removes this very
-// registration and is a no-op once it was replaced or removed. A group whose
-// name is invalid (see [Registry.Register]) is not recorded: the error is
-// logged and a no-op func returned.
-func (r *Registry) RegisterGroup(g GroupInfo, pluginName string) (unregister func()) {
+// RegisterGroup records g under pluginName and returns a func that removes
+// this very registration (a no-op once it was replaced or removed). A group
+// of the same name is replaced, with a warning in the log, unless the
+// registry was built [WithRejectDuplicates]: then it fails with
+// [ErrDuplicate]. An invalid name (see [Registry.Register]) fails with
+// [ErrInvalidName]. On error nothing changes and the func is a no-op.
+func (r *Registry) RegisterGroup(g GroupInfo, pluginName string) (unregister func(), err error) {
 	if !validName(g.Name) {
-		r.cfg.logger.Error("toolreg: group not registered: invalid name", "group", g.Name, "plugin", pluginName)
-		return func() {}
+		return noop, &RegisterError{Kind: "group", Name: g.Name, Plugin: pluginName, Problems: []error{
+			problemf(ErrInvalidName, "group name %s does not match ^[a-zA-Z0-9_-]{1,64}$", quote(g.Name))}}
 	}
 	g.PluginName = pluginName
 	ge := &groupEntry{info: g}
 	r.mu.Lock()
 	old := r.groups[g.Name]
+	if old != nil && r.cfg.rejectDuplicate {
+		r.mu.Unlock()
+		return noop, &RegisterError{Kind: "group", Name: g.Name, Plugin: pluginName, Problems: []error{
+			problemf(ErrDuplicate, "group already registered by plugin %s", quote(old.info.PluginName))}}
+	}
 	r.groups[g.Name] = ge
 	r.version.Add(1)
 	r.mu.Unlock()
@@ -92,7 +49,7 @@ func (r *Registry) RegisterGroup(g GroupInfo, pluginName string) (unregister fun
 		r.cfg.logger.Warn("toolreg: group replaced", "group", g.Name, "old_plugin", old.info.PluginName, "plugin", pluginName)
 	}
 	r.changed()
-	return func() { r.removeGroup(g.Name, ge) }
+	return func() { r.removeGroup(g.Name, ge) }, nil
 }
 
 func (r *Registry) removeGroup(name string, ge *groupEntry) {

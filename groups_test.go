@@ -27,7 +27,7 @@ func groupsRegistry(t *testing.T) *toolreg.Registry {
 	return r
 }
 
-func TestFilterOffersGroupedToolsOnlyWhenEnabled(t *testing.T) {
+func TestAccessOffersGroupedToolsOnlyWhenEnabled(t *testing.T) {
 	r := groupsRegistry(t)
 	tests := []struct {
 		name   string
@@ -43,9 +43,9 @@ func TestFilterOffersGroupedToolsOnlyWhenEnabled(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, names(r.Definitions(toolreg.Filter{Groups: tc.groups})))
+			assert.Equal(t, tc.want, names(r.Definitions(toolreg.Access{Groups: tc.groups})))
 			var summaries []string
-			for _, s := range r.Summaries(toolreg.Filter{Groups: tc.groups}) {
+			for _, s := range r.Summaries(toolreg.Access{Groups: tc.groups}) {
 				summaries = append(summaries, s.Name)
 			}
 			assert.Equal(t, tc.want, summaries)
@@ -58,15 +58,12 @@ func TestExecuteUsesTheListingPredicate(t *testing.T) {
 	groupSets := [][]string{nil, {}, {"web"}, {"admin"}, {"nope"}, {"*"}, {"web", "shell"}}
 	for _, groups := range groupSets {
 		offered := map[string]bool{}
-		for _, n := range names(r.Definitions(toolreg.Filter{Groups: groups})) {
+		for _, n := range names(r.Definitions(toolreg.Access{Groups: groups})) {
 			offered[n] = true
 		}
 		for _, tool := range []string{"calc", "web_search", "shell_run"} {
 			t.Run(fmt.Sprintf("%s with groups %q", tool, groups), func(t *testing.T) {
-				call := toolreg.CallContext{EnabledGroups: groups}
-				if groups == nil {
-					call.EnabledGroups = []string{} // nil would switch the gate off
-				}
+				call := toolreg.CallContext{Access: toolreg.Access{Groups: groups}}
 				res := r.Execute(context.Background(), tool, nil, call)
 				if offered[tool] {
 					assert.Contains(t, res, "ok")
@@ -79,9 +76,12 @@ func TestExecuteUsesTheListingPredicate(t *testing.T) {
 	}
 }
 
-func TestNilEnabledGroupsMeansNoGate(t *testing.T) {
+func TestTheZeroAccessReachesUngroupedToolsOnly(t *testing.T) {
 	r := groupsRegistry(t)
-	assert.Equal(t, "shell ok", r.Execute(context.Background(), "shell_run", nil, toolreg.CallContext{}))
+	assert.Equal(t, []string{"calc"}, names(r.Definitions(toolreg.Access{})))
+	assert.Equal(t, "calc ok", r.Execute(context.Background(), "calc", nil, toolreg.CallContext{}))
+	_, code := failureOf(t, r.Execute(context.Background(), "shell_run", nil, toolreg.CallContext{}))
+	assert.Equal(t, toolreg.CodeNotFound, code, "a grouped tool the zero Access does not list must not run")
 }
 
 func TestAGatedToolReadsExactlyLikeAnUnknownName(t *testing.T) {
@@ -90,7 +90,7 @@ func TestAGatedToolReadsExactlyLikeAnUnknownName(t *testing.T) {
 	secret.Groups = []string{"hidden"}
 	mustRegister(t, r, secret, "p")
 	mustRegister(t, r, newTool("other", "", nil), "p")
-	call := toolreg.CallContext{EnabledGroups: []string{}}
+	call := toolreg.CallContext{Access: toolreg.Access{Groups: []string{}}}
 
 	gated := r.Execute(context.Background(), "secret_tool", nil, call)
 
@@ -122,7 +122,7 @@ func TestSuggestionsComeOnlyFromCallableTools(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			msg, code := failureOf(t, r.Execute(context.Background(), "read_fil", nil, toolreg.CallContext{EnabledGroups: tc.groups}))
+			msg, code := failureOf(t, r.Execute(context.Background(), "read_fil", nil, toolreg.CallContext{Access: toolreg.Access{Groups: tc.groups}}))
 			assert.Equal(t, toolreg.CodeNotFound, code)
 			for _, w := range tc.want {
 				assert.Contains(t, msg, w)
@@ -149,8 +149,10 @@ func TestSuggestionsAreAtMostThree(t *testing.T) {
 
 func TestGroupRegistration(t *testing.T) {
 	r := toolreg.New()
-	unregisterOld := r.RegisterGroup(toolreg.GroupInfo{Name: "web", Label: "Web"}, "a")
-	unregisterNew := r.RegisterGroup(toolreg.GroupInfo{Name: "web", Label: "Web and search"}, "b")
+	unregisterOld, err := r.RegisterGroup(toolreg.GroupInfo{Name: "web", Label: "Web"}, "a")
+	require.NoError(t, err)
+	unregisterNew, err := r.RegisterGroup(toolreg.GroupInfo{Name: "web", Label: "Web and search"}, "b")
+	require.NoError(t, err)
 
 	require.Len(t, r.Groups(), 1)
 	assert.Equal(t, toolreg.GroupInfo{Name: "web", Label: "Web and search", PluginName: "b"}, r.Groups()[0])
@@ -160,7 +162,19 @@ func TestGroupRegistration(t *testing.T) {
 	assert.Empty(t, r.Groups())
 
 	v := r.Version()
-	r.RegisterGroup(toolreg.GroupInfo{Name: "bad name"}, "a")()
+	undo, err := r.RegisterGroup(toolreg.GroupInfo{Name: "bad name"}, "a")
+	require.ErrorIs(t, err, toolreg.ErrInvalidName)
+	assert.Contains(t, err.Error(), `"bad name"`)
+	undo()
 	assert.Empty(t, r.Groups(), "an invalid group name is not recorded")
 	assert.Equal(t, v, r.Version())
+}
+
+func TestGroupRegistrationRejectsDuplicatesWhenAsked(t *testing.T) {
+	r := toolreg.New(toolreg.WithRejectDuplicates())
+	_, err := r.RegisterGroup(toolreg.GroupInfo{Name: "web", Label: "Web"}, "a")
+	require.NoError(t, err)
+	_, err = r.RegisterGroup(toolreg.GroupInfo{Name: "web", Label: "Other"}, "b")
+	require.ErrorIs(t, err, toolreg.ErrDuplicate)
+	assert.Equal(t, []toolreg.GroupInfo{{Name: "web", Label: "Web", PluginName: "a"}}, r.Groups())
 }

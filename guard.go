@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // ErrConfirmationRequired, wrapped by an [ExecutionGuard]'s error, makes the
@@ -24,7 +25,10 @@ type GuardRequest struct {
 	Platform    string // "unknown" when the caller gave none
 	UserID      string
 	Args        map[string]any
-	SkipConfirm bool // the caller is trusted: skip interactive confirmation, never authorization
+	SkipConfirm bool     // the caller is trusted: skip interactive confirmation, never authorization
+	PluginName  string   // the tool's plugin
+	Groups      []string // the tool's groups
+	Permissions []string // the caller's, from CallContext.Permissions
 }
 
 // ExecutionGuard authorizes a call before its handler runs. A nil error
@@ -66,6 +70,7 @@ func (r *Registry) checkGuard(ctx context.Context, e *entry, args map[string]any
 		Visibility: e.policy.Visibility, Confirm: e.policy.Confirm, Risk: e.tool.Risk,
 		SessionID: call.SessionID, Platform: platform, UserID: call.UserID,
 		Args: args, SkipConfirm: call.SkipConfirm,
+		PluginName: e.tool.PluginName, Groups: slices.Clone(e.tool.Groups), Permissions: call.Permissions,
 	}
 	err := r.runGuard(ctx, *gp, req)
 	switch {
@@ -99,3 +104,18 @@ func (e *confirmationError) Unwrap() error { return ErrConfirmationRequired }
 // confirmation: the model reads prompt, with code "confirmation_required".
 // It wraps [ErrConfirmationRequired].
 func NeedConfirmation(prompt string) error { return &confirmationError{prompt: prompt} }
+
+// ChainGuards returns a guard that asks guards in order and answers with the
+// first refusal; no guard after it is called. nil entries are skipped, and a
+// chain of only nil guards (or none) allows every call.
+func ChainGuards(guards ...ExecutionGuard) ExecutionGuard {
+	chain := slices.DeleteFunc(slices.Clone(guards), func(g ExecutionGuard) bool { return g == nil })
+	return func(ctx context.Context, req GuardRequest) error {
+		for _, g := range chain {
+			if err := g(ctx, req); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

@@ -43,6 +43,7 @@ func TestGuardReceivesResolvedPolicyAndCaller(t *testing.T) {
 			r := toolreg.New()
 			tool := newTool("rm", "ok", map[string]any{"path": str()}, "path")
 			tool.Visibility, tool.Confirm, tool.Risk = tc.decl.Visibility, tc.decl.Confirm, tc.decl.Risk
+			tool.Groups = []string{"files"}
 			mustRegister(t, r, tool, "p")
 			var got toolreg.GuardRequest
 			r.SetExecutionGuard(func(_ context.Context, req toolreg.GuardRequest) error {
@@ -51,12 +52,14 @@ func TestGuardReceivesResolvedPolicyAndCaller(t *testing.T) {
 			})
 
 			res := r.Execute(context.Background(), "rm", map[string]any{"path": "/tmp/x"},
-				toolreg.CallContext{SessionID: "s1", UserID: "u1", SkipConfirm: true})
+				toolreg.CallContext{SessionID: "s1", UserID: "u1", SkipConfirm: true,
+					Access: toolreg.Access{Groups: []string{"files"}}, Permissions: []string{"fs:read"}})
 			require.Equal(t, "ok", res)
 			want := tc.want
 			want.Name, want.Type, want.SessionID, want.UserID, want.Platform = "rm", "tool", "s1", "u1", "unknown"
 			want.Args = map[string]any{"path": "/tmp/x"}
 			want.SkipConfirm = true
+			want.PluginName, want.Groups, want.Permissions = "p", []string{"files"}, []string{"fs:read"}
 			assert.Equal(t, want, got)
 		})
 	}

@@ -60,3 +60,11 @@ func failureOf(t testing.TB, result string) (msg, code string) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// mustGroup registers g for plugin and fails the test on error.
+func mustGroup(t testing.TB, r *toolreg.Registry, g toolreg.GroupInfo, plugin string) func() {
+	t.Helper()
+	unregister, err := r.RegisterGroup(g, plugin)
+	require.NoError(t, err)
+	return unregister
+}

@@ -15,6 +15,7 @@ type config struct {
 	validateAll     bool
 	rejectDuplicate bool
 	maxResultBytes  int
+	useNumber       bool
 }
 
 // WithLogger sends the registry's log lines to l. The default discards them;
@@ -58,4 +59,13 @@ func WithRejectDuplicates() Option {
 // or a negative n means no limit.
 func WithMaxResultBytes(n int) Option {
 	return func(c *config) { c.maxResultBytes = max(n, 0) }
+}
+
+// WithUseNumber makes [Registry.ExecuteJSON] decode every tool's numbers as
+// json.Number, exactly as the model wrote them, as
+// [RegisteredTool.UseNumber] does for one tool. Without it numbers are
+// float64, and an integer that float64 cannot hold exactly is refused as
+// "invalid_arguments".
+func WithUseNumber() Option {
+	return func(c *config) { c.useNumber = true }
 }

@@ -2,6 +2,7 @@ package toolreg
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -33,6 +34,16 @@ type RegisteredTool struct {
 	// [WithDefaultTimeout]); the call then fails with code "timeout" even if
 	// the handler ignores its context.
 	Timeout time.Duration
+	// Permission is what a [Permissions] layer requires of this tool
+	// ("filesystem:write"); "" leaves it to the layer's other rules.
+	Permission string
+	// Exclusive makes the tool run alone within a batch: no other call of
+	// the same [Registry.ExecuteBatch] runs at the same time.
+	Exclusive bool
+	// UseNumber makes [Registry.ExecuteJSON] decode this tool's numbers as
+	// json.Number, exactly as the model wrote them, instead of float64. See
+	// [WithUseNumber] to set it for every tool.
+	UseNumber bool
 }
 
 // CallContext describes the caller of one [Registry.Execute].
@@ -40,10 +51,15 @@ type CallContext struct {
 	SessionID string
 	UserID    string
 	Platform  string // "" is reported to the guard as "unknown"
-	// EnabledGroups gates execution by groups exactly as [Filter.Groups]
-	// gates listing. nil means no group gate; non-nil, even empty, gates;
-	// [AllGroups] enables every group.
-	EnabledGroups []string
+	// Access is what this caller may reach: the same value its listing
+	// used. The zero Access reaches ungrouped tools only.
+	Access Access
+	// Permissions are the permissions this caller holds (a scenario's
+	// declared ones); guards read them in [GuardRequest.Permissions].
+	Permissions []string
+	// CallID is the model's tool_call_id, if any. Events and [Result] carry
+	// it; when empty the registry makes one ("call_<n>").
+	CallID string
 	// SkipConfirm marks a trusted system caller (a scheduler): the guard may
 	// skip interactive confirmation, never authorization.
 	SkipConfirm bool
@@ -59,7 +75,8 @@ type ToolInfo struct {
 	Confirm     Confirm    // resolved
 	Risk        Risk       // as declared
 	Groups      []string
-	Reserved    bool // declared with Reserve: listed, never offered or run
+	Reserved    bool   // declared with Reserve: listed, never offered or run
+	Permission  string // as declared on the RegisteredTool
 }
 
 // Summary is a tool's name, description and groups, for search and display.
@@ -73,10 +90,12 @@ type Summary struct {
 // identifies the registration, so an unregister func removes only its own.
 type entry struct {
 	tool     RegisteredTool // normalized definition, copied groups
+	info     ToolInfo       // what layers and Lookup see; Groups shared, read-only
 	reserved bool
 	policy   Policy
 	valid    validator
 	redact   *redaction
+	wire     []byte // json.Marshal(tool.Definition), encoded once
 }
 
 func (e *entry) name() string { return e.tool.Definition.Function.Name }
@@ -89,7 +108,7 @@ type snapshot struct {
 	sorted  []*entry // by name
 
 	viewMu sync.Mutex
-	views  map[string][]Definition // Definitions results by filter key
+	views  map[string]*listing // by Access key
 }
 
 // maxViews bounds the Definitions cache of one snapshot.
@@ -164,7 +183,7 @@ func (r *Registry) add(t RegisteredTool, pluginName string, reserved bool) (func
 	old := r.tools[name]
 	if old != nil && r.cfg.rejectDuplicate {
 		r.mu.Unlock()
-		return noop, &RegisterError{Tool: name, Plugin: pluginName, Problems: []error{
+		return noop, &RegisterError{Name: name, Plugin: pluginName, Problems: []error{
 			problemf(ErrDuplicate, "name already registered by plugin %q", old.tool.PluginName)}}
 	}
 	r.tools[name] = e
@@ -185,7 +204,7 @@ func (r *Registry) prepare(t RegisteredTool, pluginName string, reserved bool) (
 		errs = append([]error{problemf(ErrMissingHandler, "Handler is nil (use Reserve to declare a tool without one)")}, errs...)
 	}
 	if len(errs) > 0 {
-		return nil, &RegisterError{Tool: t.Definition.Function.Name, Plugin: pluginName, Problems: errs}
+		return nil, &RegisterError{Name: t.Definition.Function.Name, Plugin: pluginName, Problems: errs}
 	}
 	return e, nil
 }
@@ -224,13 +243,33 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 	if reserved {
 		t.Handler = nil
 	}
-	return &entry{
+	if r.cfg.useNumber {
+		t.UseNumber = true
+	}
+	wire, err := json.Marshal(t.Definition)
+	if err != nil {
+		return nil, []error{problemf(ErrInvalidSchema, "definition cannot be encoded as JSON: %v", err)}
+	}
+	e := &entry{
 		tool:     t,
 		reserved: reserved,
 		policy:   ResolvePolicy(PolicyDecl{Visibility: t.Visibility, Confirm: t.Confirm, Risk: t.Risk}, ""),
 		valid:    v,
 		redact:   newRedaction(t.Definition.Function.Parameters.Properties),
-	}, nil
+		wire:     wire,
+	}
+	e.info = ToolInfo{
+		Name:        t.Definition.Function.Name,
+		Description: t.Definition.Function.Description,
+		PluginName:  pluginName,
+		Visibility:  e.policy.Visibility,
+		Confirm:     e.policy.Confirm,
+		Risk:        t.Risk,
+		Groups:      t.Groups,
+		Reserved:    reserved,
+		Permission:  t.Permission,
+	}
+	return e, nil
 }
 
 func (r *Registry) remove(name string, e *entry) {
@@ -304,52 +343,97 @@ func (r *Registry) Has(name string) bool {
 	return e != nil && !e.reserved
 }
 
-// Definitions returns the definitions offered under f, sorted by name, so the
-// same set of tools always marshals to the same bytes.
+// Definitions returns the definitions that a reaches, sorted by name, so the
+// same set of tools always marshals to the same bytes. A tool is listed
+// exactly when [Registry.Execute] with [CallContext.Access] set to a would
+// run it.
 //
-// The result is cached until the registry changes and is shared between
-// callers: treat it, and the schemas in it, as read-only.
-func (r *Registry) Definitions(f Filter) []Definition {
-	s := r.current()
-	var buf [128]byte
-	key := f.appendKey(buf[:0])
-	s.viewMu.Lock()
-	defs, ok := s.views[string(key)] // no allocation for the lookup
-	s.viewMu.Unlock()
-	if ok {
-		return defs
-	}
-	n := 0
-	for _, e := range s.sorted {
-		if offered(e, f.Groups) {
-			n++
-		}
-	}
-	defs = make([]Definition, 0, n)
-	for _, e := range s.sorted {
-		if offered(e, f.Groups) {
-			defs = append(defs, e.tool.Definition)
-		}
-	}
-	s.viewMu.Lock()
-	if s.views == nil {
-		s.views = map[string][]Definition{}
-	}
-	if len(s.views) < maxViews {
-		s.views[string(key)] = defs
-	}
-	s.viewMu.Unlock()
-	return defs
+// The result is cached until the registry changes (unless a holds a layer
+// made with [LayerFunc]) and is shared between callers: treat it, and the
+// schemas in it, as read-only.
+func (r *Registry) Definitions(a Access) []Definition {
+	return r.view(&a).defs
 }
 
-// Summaries returns the name, description and groups of each tool offered
-// under f, sorted by name.
-func (r *Registry) Summaries(f Filter) []Summary {
-	var out []Summary
-	for _, e := range r.current().sorted {
-		if offered(e, f.Groups) {
-			out = append(out, Summary{Name: e.name(), Description: e.tool.Definition.Function.Description, Groups: slices.Clone(e.tool.Groups)})
+// DefinitionsJSON returns json.Marshal(r.Definitions(a)): the request's
+// "tools" array as bytes, "[]" when empty. Each tool is encoded once, at
+// Register; the joined bytes are cached like [Registry.Definitions]. The
+// slice is shared: do not modify it.
+func (r *Registry) DefinitionsJSON(a Access) []byte {
+	v := r.view(&a)
+	v.jsonOnce.Do(func() { v.json = joinWire(v.entries) })
+	return v.json
+}
+
+// listing is what one Access reaches at one version.
+type listing struct {
+	entries  []*entry
+	defs     []Definition
+	jsonOnce sync.Once
+	json     []byte
+}
+
+// view returns the listing of a at the current version, from the cache when
+// it can.
+func (r *Registry) view(a *Access) *listing {
+	s := r.current()
+	var buf [128]byte
+	key, cacheable := a.appendKey(buf[:0])
+	if cacheable {
+		s.viewMu.Lock()
+		v, ok := s.views[string(key)] // no allocation for the lookup
+		s.viewMu.Unlock()
+		if ok {
+			return v
 		}
+	}
+	v := &listing{}
+	for _, e := range s.sorted {
+		if out, _ := r.reach(e, a); out == reached {
+			v.entries = append(v.entries, e)
+		}
+	}
+	v.defs = make([]Definition, len(v.entries))
+	for i, e := range v.entries {
+		v.defs[i] = e.tool.Definition
+	}
+	if cacheable {
+		s.viewMu.Lock()
+		if s.views == nil {
+			s.views = map[string]*listing{}
+		}
+		if len(s.views) < maxViews {
+			s.views[string(key)] = v
+		}
+		s.viewMu.Unlock()
+	}
+	return v
+}
+
+// joinWire joins the tools' encoded definitions into one JSON array.
+func joinWire(entries []*entry) []byte {
+	n := 2
+	for _, e := range entries {
+		n += len(e.wire) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, e := range entries {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e.wire...)
+	}
+	return append(out, ']')
+}
+
+// Summaries returns the name, description and groups of each tool that a
+// reaches, sorted by name; an empty slice, never nil, when there is none.
+func (r *Registry) Summaries(a Access) []Summary {
+	entries := r.view(&a).entries
+	out := make([]Summary, len(entries))
+	for i, e := range entries {
+		out[i] = Summary{Name: e.name(), Description: e.tool.Definition.Function.Description, Groups: slices.Clone(e.tool.Groups)}
 	}
 	return out
 }
@@ -360,18 +444,27 @@ func (r *Registry) All() []ToolInfo {
 	sorted := r.current().sorted
 	out := make([]ToolInfo, len(sorted))
 	for i, e := range sorted {
-		out[i] = ToolInfo{
-			Name:        e.name(),
-			Description: e.tool.Definition.Function.Description,
-			PluginName:  e.tool.PluginName,
-			Visibility:  e.policy.Visibility,
-			Confirm:     e.policy.Confirm,
-			Risk:        e.tool.Risk,
-			Groups:      slices.Clone(e.tool.Groups),
-			Reserved:    e.reserved,
-		}
+		out[i] = e.infoCopy()
 	}
 	return out
+}
+
+// Lookup returns the [ToolInfo] of the tool registered as name, reserved
+// ones included, and whether there is one. It ignores groups and layers: it
+// is for administration, not for deciding what a caller may reach (see
+// [Registry.Explain]).
+func (r *Registry) Lookup(name string) (ToolInfo, bool) {
+	e := r.current().byName[name]
+	if e == nil {
+		return ToolInfo{}, false
+	}
+	return e.infoCopy(), true
+}
+
+func (e *entry) infoCopy() ToolInfo {
+	info := e.info
+	info.Groups = slices.Clone(info.Groups)
+	return info
 }
 
 // Version returns a number that grows with every change of tools or groups.

@@ -76,8 +76,8 @@ func TestReservedToolsAreListedButNeverOfferedOrRun(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.False(t, r.Has("sql_query"))
-	assert.Empty(t, r.Definitions(toolreg.Filter{Groups: []string{toolreg.AllGroups}}))
-	assert.Empty(t, r.Summaries(toolreg.Filter{}))
+	assert.Empty(t, r.Definitions(toolreg.Access{Groups: []string{toolreg.AllGroups}}))
+	assert.Empty(t, r.Summaries(toolreg.Access{}))
 	all := r.All()
 	require.Len(t, all, 1)
 	assert.True(t, all[0].Reserved)
@@ -96,11 +96,11 @@ func TestUnregisterByPluginRemovesToolsAndGroups(t *testing.T) {
 	mustRegister(t, r, newTool("a1", "", nil), "a")
 	mustRegister(t, r, newTool("a2", "", nil), "a")
 	mustRegister(t, r, newTool("b1", "", nil), "b")
-	r.RegisterGroup(toolreg.GroupInfo{Name: "ga"}, "a")
-	r.RegisterGroup(toolreg.GroupInfo{Name: "gb"}, "b")
+	mustGroup(t, r, toolreg.GroupInfo{Name: "ga"}, "a")
+	mustGroup(t, r, toolreg.GroupInfo{Name: "gb"}, "b")
 
 	r.UnregisterByPlugin("a")
-	assert.Equal(t, []string{"b1"}, names(r.Definitions(toolreg.Filter{})))
+	assert.Equal(t, []string{"b1"}, names(r.Definitions(toolreg.Access{})))
 	require.Len(t, r.Groups(), 1)
 	assert.Equal(t, "gb", r.Groups()[0].Name)
 
@@ -113,13 +113,13 @@ func TestListingsAreSortedByName(t *testing.T) {
 	r := toolreg.New()
 	for _, n := range []string{"zeta", "alpha", "mu", "beta"} {
 		mustRegister(t, r, newTool(n, "", nil), "p")
-		r.RegisterGroup(toolreg.GroupInfo{Name: "g_" + n}, "p")
+		mustGroup(t, r, toolreg.GroupInfo{Name: "g_" + n}, "p")
 	}
 	want := []string{"alpha", "beta", "mu", "zeta"}
 
-	assert.Equal(t, want, names(r.Definitions(toolreg.Filter{})))
+	assert.Equal(t, want, names(r.Definitions(toolreg.Access{})))
 	var got []string
-	for _, s := range r.Summaries(toolreg.Filter{}) {
+	for _, s := range r.Summaries(toolreg.Access{}) {
 		got = append(got, s.Name)
 	}
 	assert.Equal(t, want, got)
@@ -142,7 +142,7 @@ func TestOnChangeAndVersionFollowEveryChange(t *testing.T) {
 	v0 := r.Version()
 
 	unregister := mustRegister(t, r, newTool("echo", "", nil), "p")
-	ungroup := r.RegisterGroup(toolreg.GroupInfo{Name: "g"}, "p")
+	ungroup := mustGroup(t, r, toolreg.GroupInfo{Name: "g"}, "p")
 	unregister()
 	ungroup()
 	assert.Equal(t, 4, calls)
@@ -162,7 +162,7 @@ func TestOnChangeRunsOutsideTheLockAndSurvivesPanics(t *testing.T) {
 	r := toolreg.New()
 	var seen []string
 	r.OnChange(func() { panic("hook bug") })
-	r.OnChange(func() { seen = names(r.Definitions(toolreg.Filter{})) }) // re-enters the registry
+	r.OnChange(func() { seen = names(r.Definitions(toolreg.Access{})) }) // re-enters the registry
 
 	mustRegister(t, r, newTool("echo", "", nil), "p")
 	assert.Equal(t, []string{"echo"}, seen)

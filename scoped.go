@@ -1,6 +1,7 @@
 package toolreg
 
 import (
+	"errors"
 	"slices"
 	"sync"
 )
@@ -44,22 +45,22 @@ func NewScope(pluginName string) *Scope {
 // Scope returns a scope for pluginName bound to r.
 func (r *Registry) Scope(pluginName string) *Scope {
 	s := NewScope(pluginName)
-	s.Bind(r)
+	_ = s.Bind(r) // a new scope has nothing to apply: Bind cannot fail
 	return s
 }
 
 // Bind applies every registration made through the scope so far, and every
 // later one, to r. Binding to another registry (the old one was replaced)
 // removes them from the old one and applies them all to r; binding to the
-// same registry again does nothing, and Bind(nil) unbinds. A registration
-// that r refuses (say [WithRejectDuplicates] finds the name taken) is logged
-// through r's logger.
-func (s *Scope) Bind(r *Registry) {
+// same registry again does nothing, and Bind(nil) unbinds. Bind returns
+// every registration r refused (say [WithRejectDuplicates] found a name
+// taken), joined; the others are applied.
+func (s *Scope) Bind(r *Registry) error {
 	c := s.core
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.reg == r {
-		return
+		return nil
 	}
 	for _, t := range c.tools {
 		t.undo()
@@ -68,29 +69,31 @@ func (s *Scope) Bind(r *Registry) {
 		g.undo()
 	}
 	c.reg = r
+	var errs []error
 	for _, t := range c.tools {
-		t.undo = c.apply(t.tool)
+		var err error
+		t.undo, err = c.apply(t.tool)
+		errs = append(errs, err)
 	}
 	for _, g := range c.groups {
-		g.undo = c.applyGroup(g.info)
+		var err error
+		g.undo, err = c.applyGroup(g.info)
+		errs = append(errs, err)
 	}
+	return errors.Join(errs...)
 }
 
 // apply registers t in the bound registry, if any; c.mu is held.
-func (c *scopeCore) apply(t RegisteredTool) func() {
+func (c *scopeCore) apply(t RegisteredTool) (func(), error) {
 	if c.reg == nil {
-		return noop
+		return noop, nil
 	}
-	undo, err := c.reg.Register(t, c.plugin)
-	if err != nil {
-		c.reg.cfg.logger.Error("toolreg: scope could not register tool", "plugin", c.plugin, "tool", t.Definition.Function.Name, "err", err)
-	}
-	return undo
+	return c.reg.Register(t, c.plugin)
 }
 
-func (c *scopeCore) applyGroup(g GroupInfo) func() {
+func (c *scopeCore) applyGroup(g GroupInfo) (func(), error) {
 	if c.reg == nil {
-		return noop
+		return noop, nil
 	}
 	return c.reg.RegisterGroup(g, c.plugin)
 }
@@ -129,13 +132,20 @@ func (s *Scope) Register(t RegisteredTool) (unregister func(), err error) {
 }
 
 // RegisterGroup records g for the scope's plugin, now if bound and at every
-// [Scope.Bind]. The returned func removes it.
-func (s *Scope) RegisterGroup(g GroupInfo) (unregister func()) {
+// [Scope.Bind]. When bound, it fails as [Registry.RegisterGroup] does; when
+// unbound, an invalid name fails now. The returned func removes it.
+func (s *Scope) RegisterGroup(g GroupInfo) (unregister func(), err error) {
 	c := s.core
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rec := &scopedGroup{info: g}
-	rec.undo = c.applyGroup(g)
+	rec := &scopedGroup{info: g, undo: noop}
+	if c.reg == nil {
+		if _, err := New().RegisterGroup(g, c.plugin); err != nil {
+			return noop, err
+		}
+	} else if rec.undo, err = c.applyGroup(g); err != nil {
+		return noop, err
+	}
 	c.groups = append(c.groups, rec)
 	return func() {
 		c.mu.Lock()
@@ -144,7 +154,7 @@ func (s *Scope) RegisterGroup(g GroupInfo) (unregister func()) {
 			c.groups = slices.Delete(c.groups, i, i+1)
 			rec.undo()
 		}
-	}
+	}, nil
 }
 
 // WithGroups returns a scope of the same plugin whose Register appends groups

@@ -42,12 +42,13 @@ func TestScopeCloseRemovesEverythingOfThePlugin(t *testing.T) {
 	s := r.Scope("p")
 	_, err := s.WithGroups("g").Register(newTool("a", "", nil))
 	require.NoError(t, err)
-	s.RegisterGroup(toolreg.GroupInfo{Name: "g"})
+	_, err = s.RegisterGroup(toolreg.GroupInfo{Name: "g"})
+	require.NoError(t, err)
 	mustRegister(t, r, newTool("direct", "", nil), "p")
 	mustRegister(t, r, newTool("other", "", nil), "q")
 
 	s.Close()
-	assert.Equal(t, []string{"other"}, names(r.Definitions(toolreg.Filter{Groups: []string{"*"}})))
+	assert.Equal(t, []string{"other"}, names(r.Definitions(toolreg.Access{Groups: []string{"*"}})))
 	assert.Empty(t, r.Groups())
 }
 
@@ -60,11 +61,11 @@ func TestScopeUnregisterRemovesOneTool(t *testing.T) {
 	require.NoError(t, err)
 
 	unregister()
-	assert.Equal(t, []string{"b"}, names(r.Definitions(toolreg.Filter{})))
+	assert.Equal(t, []string{"b"}, names(r.Definitions(toolreg.Access{})))
 
 	r2 := toolreg.New()
-	s.Bind(r2)
-	assert.Equal(t, []string{"b"}, names(r2.Definitions(toolreg.Filter{})), "a removed tool is not applied to a later binding")
+	require.NoError(t, s.Bind(r2))
+	assert.Equal(t, []string{"b"}, names(r2.Definitions(toolreg.Access{})), "a removed tool is not applied to a later binding")
 }
 
 func TestScopeErrorsAreReturnedWhetherBoundOrNot(t *testing.T) {
@@ -82,7 +83,7 @@ func TestScopeErrorsAreReturnedWhetherBoundOrNot(t *testing.T) {
 			require.ErrorIs(t, err, toolreg.ErrInvalidName)
 			unregister()
 			r := toolreg.New()
-			tc.scope.Bind(r)
+			require.NoError(t, tc.scope.Bind(r))
 			assert.Empty(t, r.All(), "a refused tool is not kept for later")
 		})
 	}
@@ -92,17 +93,18 @@ func TestNewScopeAppliesRegistrationsAtBind(t *testing.T) {
 	s := toolreg.NewScope("late")
 	_, err := s.WithGroups("g").Register(newTool("early", "early ok", nil))
 	require.NoError(t, err)
-	s.RegisterGroup(toolreg.GroupInfo{Name: "g", Label: "G"})
+	_, err = s.RegisterGroup(toolreg.GroupInfo{Name: "g", Label: "G"})
+	require.NoError(t, err)
 
 	first := toolreg.New()
-	s.Bind(first)
+	require.NoError(t, s.Bind(first))
 	assert.True(t, first.Has("early"))
 	_, err = s.Register(newTool("after_bind", "", nil))
 	require.NoError(t, err)
 	assert.True(t, first.Has("after_bind"), "registrations after Bind go straight to the registry")
 
 	replacement := toolreg.New()
-	s.Bind(replacement)
+	require.NoError(t, s.Bind(replacement))
 	for _, n := range []string{"early", "after_bind"} {
 		assert.True(t, replacement.Has(n), "%s is applied again to the new registry", n)
 		assert.False(t, first.Has(n), "%s leaves the old registry", n)
@@ -110,12 +112,13 @@ func TestNewScopeAppliesRegistrationsAtBind(t *testing.T) {
 	require.Len(t, replacement.Groups(), 1)
 	assert.Equal(t, "late", replacement.Groups()[0].PluginName)
 	assert.Equal(t, []string{"g"}, scopedGroupsOf(replacement, "early"))
-	assert.Equal(t, "early ok", replacement.Execute(context.Background(), "early", nil, toolreg.CallContext{}))
+	inG := toolreg.CallContext{Access: toolreg.Access{Groups: []string{"g"}}}
+	assert.Equal(t, "early ok", replacement.Execute(context.Background(), "early", nil, inG))
 
 	v := replacement.Version()
-	s.Bind(replacement)
+	require.NoError(t, s.Bind(replacement))
 	assert.Equal(t, v, replacement.Version(), "binding the same registry again does nothing")
 
-	s.Bind(nil)
+	require.NoError(t, s.Bind(nil))
 	assert.Empty(t, replacement.All(), "Bind(nil) unbinds")
 }

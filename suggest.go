@@ -13,9 +13,9 @@ const maxSuggestions = 3
 // notFoundMessage is the model's answer to a name it may not call: the same
 // text whether the name does not exist or is outside the caller's groups, and
 // suggestions drawn only from what the caller may call.
-func notFoundMessage(s *snapshot, name string, enabled []string) string {
+func (r *Registry) notFoundMessage(s *snapshot, name string, a *Access) string {
 	msg := fmt.Sprintf("unknown tool %q", name)
-	near := suggest(s, name, enabled)
+	near := r.suggest(s, name, a)
 	if len(near) == 0 {
 		return msg
 	}
@@ -29,7 +29,7 @@ func notFoundMessage(s *snapshot, name string, enabled []string) string {
 // suggest ranks callable names by likeness to name: a case-insensitive match
 // counts most, then a substring either way, then a typo (at most two edits),
 // then each shared "_"/"-" token.
-func suggest(s *snapshot, name string, enabled []string) []string {
+func (r *Registry) suggest(s *snapshot, name string, a *Access) []string {
 	type scored struct {
 		name  string
 		score int
@@ -38,7 +38,7 @@ func suggest(s *snapshot, name string, enabled []string) []string {
 	tokens := nameTokens(lower)
 	var found []scored
 	for _, e := range s.sorted {
-		if e.reserved || (enabled != nil && !inGroups(e, enabled)) || e.name() == name {
+		if e.name() == name {
 			continue
 		}
 		cand := strings.ToLower(e.name())
@@ -56,6 +56,9 @@ func suggest(s *snapshot, name string, enabled []string) []string {
 			}
 		}
 		if score > 0 {
+			if out, _ := r.reach(e, a); out != reached {
+				continue
+			}
 			found = append(found, scored{e.name(), score})
 		}
 	}

@@ -126,7 +126,7 @@ func TestRegisterChecksTheToolName(t *testing.T) {
 			assert.ErrorIs(t, err, toolreg.ErrInvalidName)
 			re := validateRegisterError(t, err)
 			require.Len(t, re.Problems, 1)
-			assert.Equal(t, tt.tool, re.Tool)
+			assert.Equal(t, tt.tool, re.Name)
 			assert.Equal(t, "p", re.Plugin)
 			validateProblemWith(t, re, toolreg.ErrInvalidName, "^[a-zA-Z0-9_-]{1,64}$")
 			assert.Empty(t, r.All())
@@ -286,7 +286,7 @@ func TestRegisterReportsEveryProblemTogether(t *testing.T) {
 	assert.NotErrorIs(t, err, toolreg.ErrDuplicate)
 
 	re := validateRegisterError(t, err)
-	assert.Equal(t, "bad name", re.Tool)
+	assert.Equal(t, "bad name", re.Name)
 	assert.Equal(t, "plugin-x", re.Plugin)
 	// name, handler, type, property schema, required key, risk, group,
 	// timeout: eight problems, each reported once.
@@ -315,7 +315,7 @@ func TestRegisterReportsEveryProblemTogether(t *testing.T) {
 func TestFailedRegisterLeavesTheExistingToolInPlace(t *testing.T) {
 	r := toolreg.New()
 	mustRegister(t, r, newTool("weather", "old", map[string]any{"city": str()}), "old-plugin")
-	before := r.Definitions(toolreg.Filter{})
+	before := r.Definitions(toolreg.Access{})
 	version := r.Version()
 
 	broken := newTool("weather", "new", map[string]any{"city": str()}, "country")
@@ -323,7 +323,7 @@ func TestFailedRegisterLeavesTheExistingToolInPlace(t *testing.T) {
 	require.ErrorIs(t, err, toolreg.ErrInvalidSchema)
 
 	assert.Equal(t, version, r.Version())
-	assert.Equal(t, before, r.Definitions(toolreg.Filter{}))
+	assert.Equal(t, before, r.Definitions(toolreg.Access{}))
 	assert.Equal(t, "old", r.Execute(t.Context(), "weather", nil, toolreg.CallContext{}))
 	all := r.All()
 	require.Len(t, all, 1)

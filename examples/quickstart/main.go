@@ -194,11 +194,13 @@ func add(_ context.Context, args map[string]any, _ toolreg.CallContext) (string,
 // registerWeb registers the "web" plugin: the group "web" with web_search in
 // it, and flaky_tool, which has no group and panics.
 func registerWeb(s *toolreg.Scope) error {
-	s.RegisterGroup(toolreg.GroupInfo{
+	if _, err := s.RegisterGroup(toolreg.GroupInfo{
 		Name:        "web",
 		Label:       "Web search",
 		Description: "Search the web (canned results in this example).",
-	})
+	}); err != nil {
+		return err
+	}
 	_, err := s.WithGroups("web").Register(toolreg.RegisteredTool{
 		Definition: toolreg.Definition{Function: toolreg.Function{
 			Name:        "web_search",
@@ -280,12 +282,13 @@ func (g *guard) confirm(session, tool string) {
 // ---------------------------------------------------------------------------
 // The conversation.
 
-// The callers of the scripted conversation. EnabledGroups is non-nil, so the
-// registry refuses grouped tools outside it just as it hides them.
+// The callers of the scripted conversation. Each carries the Access its
+// listing used, so the registry refuses grouped tools outside it just as it
+// hides them.
 var (
-	alice      = toolreg.CallContext{SessionID: "s-alice", UserID: "alice", Platform: "cli", EnabledGroups: []string{}}
-	bob        = toolreg.CallContext{SessionID: "s-bob", UserID: "bob", Platform: "chat", EnabledGroups: []string{}}
-	aliceOnWeb = toolreg.CallContext{SessionID: "s-alice-web", UserID: "alice", Platform: "web", EnabledGroups: []string{"web"}}
+	alice      = toolreg.CallContext{SessionID: "s-alice", UserID: "alice", Platform: "cli"}
+	bob        = toolreg.CallContext{SessionID: "s-bob", UserID: "bob", Platform: "chat"}
+	aliceOnWeb = toolreg.CallContext{SessionID: "s-alice-web", UserID: "alice", Platform: "web", Access: toolreg.Access{Groups: []string{"web"}}}
 )
 
 // converse plays the model's tool calls in order and prints each with what
@@ -380,7 +383,7 @@ func showCatalog(p *printer, reg *toolreg.Registry) {
 // showOffer prints what the model is offered in a session with no groups
 // enabled, and one definition in the wire format.
 func showOffer(p *printer, reg *toolreg.Registry) {
-	defs := reg.Definitions(toolreg.Filter{})
+	defs := reg.Definitions(toolreg.Access{})
 	names := make([]string, len(defs))
 	for i, d := range defs {
 		names[i] = d.Function.Name
