@@ -72,7 +72,7 @@ func Bool(b bool) *bool { return &b }
 // schemas are copied through JSON: whatever Go types the caller wrote them
 // with ([]map[string]any, structs, ints), the copy holds only what
 // encoding/json decodes, which the strict-mode check and the redaction read.
-func (d Definition) normalized() (Definition, error) {
+func (d Definition) normalized(maxBytes int) (Definition, error) {
 	out := d
 	if out.Type == "" {
 		out.Type = "function"
@@ -82,11 +82,11 @@ func (d Definition) normalized() (Definition, error) {
 		p.Type = "object"
 	}
 	var errProps, errDefs error
-	p.Properties, errProps = jsonCopy(p.Properties, "properties")
+	p.Properties, errProps = jsonCopy(p.Properties, "properties", maxBytes)
 	if p.Properties == nil {
 		p.Properties = map[string]any{}
 	}
-	p.Defs, errDefs = jsonCopy(p.Defs, "$defs")
+	p.Defs, errDefs = jsonCopy(p.Defs, "$defs", maxBytes)
 	if p.Required != nil {
 		p.Required = append([]string(nil), p.Required...)
 	}
@@ -99,14 +99,18 @@ func (d Definition) normalized() (Definition, error) {
 	return out, errDefs
 }
 
-// jsonCopy deep-copies a schema map through JSON; nil stays nil.
-func jsonCopy(m map[string]any, field string) (map[string]any, error) {
+// jsonCopy deep-copies a schema map through JSON; nil stays nil. Its
+// encoding may take at most maxBytes.
+func jsonCopy(m map[string]any, field string, maxBytes int) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
 	}
-	b, err := json.Marshal(m)
+	b, err := marshalContained(m)
 	if err != nil {
 		return nil, problemf(ErrInvalidSchema, "parameters.%s cannot be encoded as JSON: %v", field, err)
+	}
+	if len(b) > maxBytes {
+		return nil, problemf(ErrInvalidSchema, "parameters.%s takes %d bytes as JSON, more than the %d allowed", field, len(b), maxBytes)
 	}
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {

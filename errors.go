@@ -1,7 +1,6 @@
 package toolreg
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -79,16 +78,3 @@ const (
 	CodeToolError            = "tool_error"
 	CodePanic                = "panic"
 )
-
-// failure is the JSON object a failed call returns to the model.
-type failure struct {
-	Error string `json:"error"`
-	Code  string `json:"code"`
-}
-
-// failureJSON renders {"error":msg,"code":code}. Marshaling two strings
-// cannot fail.
-func failureJSON(msg, code string) string {
-	b, _ := json.Marshal(failure{Error: msg, Code: code})
-	return string(b)
-}

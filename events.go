@@ -3,7 +3,6 @@ package toolreg
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -19,9 +18,11 @@ const (
 // [Registry.ExecuteJSON]. Every call emits exactly one "start" and then one
 // "end" event, with the same CallID, even for unknown names and refusals.
 //
-// Args is a copy in which every argument marked "x-sensitive": true in the
-// tool's schema reads "[redacted]"; it is nil when the arguments could not be
-// parsed.
+// Args is a deep copy in which every value the tool's schema marks
+// "x-sensitive": true (at any depth, behind $ref, anyOf and the like) reads
+// "[redacted]"; Go-typed values appear in their JSON form. It is nil for an
+// unknown name, whose arguments are never read, and when the arguments
+// could not be parsed.
 type ExecuteEvent struct {
 	Phase      string // PhaseStart or PhaseEnd
 	CallID     string
@@ -41,8 +42,11 @@ type listener struct {
 
 // Subscribe calls fn with every [ExecuteEvent], synchronously on the
 // executing goroutine and with no lock held. fn must be safe for concurrent
-// use and must not modify the event's Args, which all listeners share. A
-// panic in fn is logged and never changes a call's result. The returned func
+// use: calls run at once, and listeners are called in no particular order
+// across calls. The event's Args is the call's own copy, shared by its
+// listeners and by its start and end events, never by the handler: a
+// listener may keep it. A panic in fn is logged and never changes a call's
+// result. The returned func
 // removes this subscription; calling it again does nothing. A nil fn is
 // ignored.
 func (r *Registry) Subscribe(fn func(ExecuteEvent)) (unsubscribe func()) {
@@ -75,125 +79,34 @@ func (r *Registry) loadListeners() []*listener {
 // emit delivers ev to each listener, containing their panics.
 func (r *Registry) emit(ls []*listener, ev ExecuteEvent) {
 	for _, l := range ls {
-		r.deliver(l, ev)
+		r.callContained("event listener", ev.ToolName, func() { l.fn(ev) })
 	}
-}
-
-func (r *Registry) deliver(l *listener, ev ExecuteEvent) {
-	defer func() {
-		if v := recover(); v != nil {
-			r.logPanic("event listener", ev.ToolName, v)
-		}
-	}()
-	l.fn(ev)
-}
-
-// redactedValue replaces sensitive argument values in events.
-const redactedValue = "[redacted]"
-
-// redaction says which argument values to hide: the keys marked sensitive at
-// one object level, and the nested levels below.
-type redaction struct {
-	sensitive map[string]bool
-	nested    map[string]*redaction // by property name, for nested objects
-	items     map[string]*redaction // by property name, for arrays of objects
-}
-
-// newRedaction reads "x-sensitive": true marks from object properties; it
-// returns nil when nothing in the schema is sensitive.
-func newRedaction(props map[string]any) *redaction {
-	var rd redaction
-	for k, v := range props {
-		s, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		if mark, _ := s["x-sensitive"].(bool); mark {
-			setKey(&rd.sensitive, k, true)
-			continue
-		}
-		if sub, ok := s["properties"].(map[string]any); ok {
-			if n := newRedaction(sub); n != nil {
-				setKey(&rd.nested, k, n)
-			}
-		}
-		if it, ok := s["items"].(map[string]any); ok {
-			if sub, ok := it["properties"].(map[string]any); ok {
-				if n := newRedaction(sub); n != nil {
-					setKey(&rd.items, k, n)
-				}
-			}
-		}
-	}
-	if rd.sensitive == nil && rd.nested == nil && rd.items == nil {
-		return nil
-	}
-	return &rd
-}
-
-func setKey[V any](m *map[string]V, k string, v V) {
-	if *m == nil {
-		*m = make(map[string]V)
-	}
-	(*m)[k] = v
-}
-
-// apply returns a copy of args with sensitive values replaced. It copies
-// only the levels it changes.
-func (rd *redaction) apply(args map[string]any) map[string]any {
-	if args == nil {
-		return nil
-	}
-	out := make(map[string]any, len(args))
-	for k, v := range args {
-		switch {
-		case rd == nil:
-			out[k] = v
-		case rd.sensitive[k]:
-			out[k] = redactedValue
-		case rd.nested[k] != nil:
-			out[k] = rd.nested[k].applyValue(v)
-		case rd.items[k] != nil:
-			out[k] = rd.items[k].applyList(v)
-		default:
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func (rd *redaction) applyValue(v any) any {
-	if m, ok := v.(map[string]any); ok {
-		return rd.apply(m)
-	}
-	return v
-}
-
-func (rd *redaction) applyList(v any) any {
-	list, ok := v.([]any)
-	if !ok {
-		return v
-	}
-	out := make([]any, len(list))
-	for i, e := range list {
-		out[i] = rd.applyValue(e)
-	}
-	return out
 }
 
 // ArgsDigest returns the hex SHA-256 of args as canonical JSON: keys sorted
 // at every level, so equal arguments give equal digests whatever their map
-// order. nil and an empty map give the same digest. A guard can bind a
-// human's confirmation to the exact arguments with it. Values that JSON
-// cannot encode are hashed by their printed form.
+// order, and Go values are hashed by their JSON form, never by address. nil
+// and an empty map give the same digest. A guard can bind a human's
+// confirmation to the exact arguments with it. It returns "" for arguments
+// that have no JSON form (NaN, a channel, a value that contains itself);
+// [DigestArgs] says why.
 func ArgsDigest(args map[string]any) string {
+	d, _ := DigestArgs(args)
+	return d
+}
+
+// DigestArgs is [ArgsDigest] with the reason when args have no JSON form.
+func DigestArgs(args map[string]any) (string, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	b, err := json.Marshal(args) // encoding/json sorts map keys
+	if _, err := checkArgs(args); err != nil {
+		return "", fmt.Errorf("toolreg: digest: %w", err)
+	}
+	b, err := marshalContained(args) // encoding/json sorts map keys
 	if err != nil {
-		b = fmt.Appendf(nil, "%#v", args) // fmt sorts map keys too
+		return "", fmt.Errorf("toolreg: digest: %w", err)
 	}
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(sum[:]), nil
 }

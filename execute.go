@@ -2,15 +2,9 @@ package toolreg
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
-	"sync/atomic"
 	"time"
-	"unicode/utf8"
 )
 
 // Execute runs the tool name with args on behalf of call and returns what the
@@ -24,114 +18,89 @@ import (
 // handler's successful string is returned unchanged. Every failure is
 // {"error":"<message>","code":"<code>"} with one of the Code constants.
 //
-// Execute returns when ctx is done or the timeout passes even if the handler
-// ignores its context; a result that arrives later is dropped and logged.
+// args may hold Go values (ints, []string, structs) as well as what
+// encoding/json decodes. Arguments nested deeper than [MaxArgumentDepth] (a
+// value that contains itself never ends), holding more than
+// [MaxArgumentValues] values, NaN or an infinity are refused as
+// "invalid_arguments". A nil ctx means context.Background().
+//
+// Unless the tool runs inline (see [RegisteredTool.Inline]), the handler
+// runs on a goroutine of its own: Execute returns when ctx is done or the
+// timeout passes even if the handler ignores its context, and a handler
+// that panics or calls runtime.Goexit ends as code "panic". A result that
+// arrives after Execute returned is dropped; see [Registry.Stats].
 func (r *Registry) Execute(ctx context.Context, name string, args map[string]any, call CallContext) string {
-	return r.do(ctx, name, args, nil, call, false).Content
+	return r.do(ctx, name, args, "", false, call, false).Content
 }
 
 // ExecuteJSON is [Registry.Execute] for the model's raw "arguments" string.
 // "" (or only white space) means {}. Anything else must be one JSON object:
 // a syntax error is reported with its byte offset, and a value of another
 // kind (null, an array, ...) says what it was. Malformed arguments are never
-// replaced by {}.
+// replaced by {}. Numbers are float64, and an integer that float64 cannot
+// hold exactly is refused, unless the tool asked for json.Number (see
+// [RegisteredTool.UseNumber]). A string longer than the registry's bound
+// (see [WithMaxArgumentBytes]) is refused without being parsed.
 func (r *Registry) ExecuteJSON(ctx context.Context, name string, argsJSON string, call CallContext) string {
-	return r.CallJSON(ctx, name, argsJSON, call).Content
+	return r.do(ctx, name, nil, argsJSON, true, call, false).Content
 }
 
 // Call is [Registry.Execute] with the outcome as a [Result]: the content the
 // model reads, the code that tells a handler's success from a registry
 // failure, the call id and the duration.
 func (r *Registry) Call(ctx context.Context, name string, args map[string]any, call CallContext) Result {
-	return r.do(ctx, name, args, nil, call, true)
+	return r.do(ctx, name, args, "", false, call, true)
 }
 
 // CallJSON is [Registry.ExecuteJSON] with the outcome as a [Result].
 func (r *Registry) CallJSON(ctx context.Context, name, argsJSON string, call CallContext) Result {
-	args, err := parseArguments(argsJSON)
-	return r.do(ctx, name, args, err, call, true)
+	return r.do(ctx, name, nil, argsJSON, true, call, true)
 }
 
-// parseArguments decodes the model's arguments strictly.
-func parseArguments(s string) (map[string]any, error) {
-	trimmed := strings.TrimSpace(s)
-	if trimmed == "" {
-		return map[string]any{}, nil
-	}
-	if trimmed[0] != '{' {
-		var v any
-		if err := json.Unmarshal([]byte(s), &v); err != nil {
-			return nil, describeSyntax(err)
-		}
-		return nil, fmt.Errorf("arguments must be a JSON object, got %s", jsonKind(v))
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, describeSyntax(err)
-	}
-	return m, nil
-}
-
-func describeSyntax(err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("arguments are not valid JSON: %s at byte offset %d", se.Error(), se.Offset)
-	}
-	return fmt.Errorf("arguments are not valid JSON: %v", err)
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	}
-	return fmt.Sprintf("%T", v)
+// request is one call on its way through the steps of Execute.
+type request struct {
+	ctx    context.Context
+	name   string
+	e      *entry // nil: unknown name
+	args   map[string]any
+	argErr error
+	native bool // args hold only what encoding/json decodes into
+	call   CallContext
 }
 
 // do runs one call, emitting its events. full asks for a complete Result
-// (an id and a duration) even when no listener needs them.
-func (r *Registry) do(ctx context.Context, name string, args map[string]any, argErr error, call CallContext, full bool) Result {
+// (an id and a duration) even when no listener needs them. isRaw says the
+// arguments are the JSON text raw rather than args.
+func (r *Registry) do(ctx context.Context, name string, args map[string]any, raw string, isRaw bool, call CallContext, full bool) Result {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	s := r.current()
-	e := s.byName[name]
-	ls := r.loadListeners()
+	q := request{ctx: ctx, name: name, e: s.byName[name], args: args, native: true, call: call}
+	if q.e != nil {
+		r.prepareArgs(&q, raw, isRaw)
+	} else {
+		q.args = nil // an unknown name's arguments are never read
+	}
 	res := Result{Tool: name, CallID: call.CallID}
+	ls := r.loadListeners()
 	if len(ls) == 0 && !full {
-		res.Content, res.Code = r.run(ctx, s, e, name, args, argErr, call)
+		res.Content, res.Code = r.runContained(s, &q)
 		return res
 	}
 	if res.CallID == "" {
-		res.CallID = "call_" + strconv.FormatUint(r.callSeq.Add(1), 10)
+		res.CallID = r.newCallID()
 	}
-	var ev ExecuteEvent
+	ev := ExecuteEvent{CallID: res.CallID, SessionID: call.SessionID, Platform: call.Platform, ToolName: name}
 	if len(ls) > 0 {
-		ev = ExecuteEvent{
-			Phase:     PhaseStart,
-			CallID:    res.CallID,
-			SessionID: call.SessionID,
-			Platform:  call.Platform,
-			ToolName:  name,
-		}
-		var rd *redaction
-		if e != nil {
-			ev.PluginName = e.tool.PluginName
-			rd = e.redact
-		}
-		ev.Args = rd.apply(args)
-		if ev.Args == nil && argErr == nil {
-			ev.Args = map[string]any{}
+		ev.Phase, ev.Args = PhaseStart, r.eventArgs(&q)
+		if q.e != nil {
+			ev.PluginName = q.e.tool.PluginName
 		}
 		r.emit(ls, ev)
 	}
 	start := time.Now()
-	res.Content, res.Code = r.run(ctx, s, e, name, args, argErr, call)
+	res.Content, res.Code = r.runContained(s, &q)
 	res.Duration = time.Since(start)
 	if len(ls) > 0 {
 		ev.Phase, ev.Result, ev.Code, ev.Duration = PhaseEnd, res.Content, res.Code, res.Duration
@@ -140,54 +109,118 @@ func (r *Registry) do(ctx context.Context, name string, args map[string]any, arg
 	return res
 }
 
+// prepareArgs parses raw arguments and checks the shape of Go ones.
+func (r *Registry) prepareArgs(q *request, raw string, isRaw bool) {
+	if isRaw {
+		if len(raw) > r.cfg.maxArgBytes {
+			q.args, q.argErr = nil, fmt.Errorf("arguments are %d bytes, more than the %d this registry accepts", len(raw), r.cfg.maxArgBytes)
+			return
+		}
+		q.args, q.argErr = parseArguments(raw, q.e.tool.UseNumber)
+		if q.argErr != nil {
+			return
+		}
+	}
+	shape, err := checkArgs(q.args)
+	q.native = shape.native
+	if err != nil {
+		q.argErr = err
+	}
+}
+
+// eventArgs is the events' deep, redacted copy of the arguments: nil for an
+// unknown name or arguments that could not be read, {} for none.
+func (r *Registry) eventArgs(q *request) map[string]any {
+	if q.e == nil || q.argErr != nil {
+		return nil
+	}
+	if q.args == nil {
+		return map[string]any{}
+	}
+	args := q.args
+	if !q.native {
+		n, err := toNative(args)
+		m, ok := n.(map[string]any)
+		if err != nil || !ok {
+			return nil
+		}
+		args = m
+	}
+	return q.e.redact.copyArgs(args)
+}
+
+// runContained is run behind a last line of defence: whatever escapes the
+// containment of each step (a context whose methods panic, say) becomes a
+// "panic" result instead of a crash.
+func (r *Registry) runContained(s *snapshot, q *request) (res, code string) {
+	done := false
+	defer func() {
+		if !done {
+			r.logPanic("registry", q.name, recover(), q.secrets()...)
+			res, code = r.failure(fmt.Sprintf("tool %s failed unexpectedly", quote(q.name)), CodePanic)
+		}
+	}()
+	res, code = r.run(s, q)
+	done = true
+	return res, code
+}
+
+func (q *request) secrets() []string {
+	if q.e == nil || !q.native {
+		return nil
+	}
+	return q.e.redact.secrets(q.args)
+}
+
 // run performs the steps of Execute and returns the result and its code.
-func (r *Registry) run(ctx context.Context, s *snapshot, e *entry, name string, args map[string]any, argErr error, call CallContext) (string, string) {
+func (r *Registry) run(s *snapshot, q *request) (string, string) {
+	e, name := q.e, q.name
 	if e == nil {
-		return notFound(s, r, name, &call.Access)
+		return r.notFound(s, name, &q.call.Access)
 	}
-	switch out, ref := r.reach(e, &call.Access); out {
+	switch out, ref := r.reach(e, &q.call.Access); out {
 	case hidden:
-		return notFound(s, r, name, &call.Access)
+		return r.notFound(s, name, &q.call.Access)
 	case reserved:
-		return failureJSON(fmt.Sprintf("tool %s is not available", quote(name)), CodeNotAvailable), CodeNotAvailable
+		return r.failure(fmt.Sprintf("tool %s is not available", quote(name)), CodeNotAvailable)
 	case revealed:
-		return failureJSON(fmt.Sprintf("tool %s is not available: %s", quote(name), ref.Reason), CodeNotAvailable), CodeNotAvailable
+		return r.failure(fmt.Sprintf("tool %s is not available: %s", quote(name), cut(ref.Reason, 4*maxQuoted)), CodeNotAvailable)
 	}
-	if argErr != nil {
-		return invalidArguments(name, argErr.Error())
+	if q.argErr != nil {
+		return r.invalidArguments(name, q.argErr.Error())
 	}
-	if msg := e.valid.check(args); msg != "" {
-		return invalidArguments(name, msg)
+	if msg := e.valid.check(q.args, q.native); msg != "" {
+		return r.invalidArguments(name, msg)
 	}
-	if res, code := r.checkGuard(ctx, e, args, call); code != "" {
-		r.logRefusal(e, call, code)
+	if res, code := r.checkGuard(q); code != "" {
+		r.logRefusal(q, code)
 		return res, code
 	}
-	if ctx.Err() != nil {
-		return r.contextFailure(ctx, e)
+	if q.ctx.Err() != nil {
+		return r.contextFailure(q.ctx, e)
 	}
-	if args == nil {
-		args = map[string]any{}
+	if q.args == nil {
+		q.args = map[string]any{}
 	}
-	res, code := r.invoke(ctx, e, args, call)
-	if e.policy.Visibility == VisibilityRestricted && r.cfg.logger.Enabled(ctx, slog.LevelInfo) {
-		r.cfg.logger.Info("toolreg: restricted tool executed", "tool", name, "session", call.SessionID,
-			"platform", platformName(call.Platform), "arg_count", len(args), "code", code)
+	res, code := r.invoke(q)
+	if e.policy.Visibility == VisibilityRestricted && r.enabled(q.ctx, slog.LevelInfo) {
+		r.logAt(q.ctx, slog.LevelInfo, "toolreg: restricted tool executed", "tool", name, "session", q.call.SessionID,
+			"platform", platformName(q.call.Platform), "arg_count", len(q.args), "code", code)
 	}
 	return res, code
 }
 
-func notFound(s *snapshot, r *Registry, name string, a *Access) (string, string) {
-	return failureJSON(r.notFoundMessage(s, name, a), CodeNotFound), CodeNotFound
+func (r *Registry) notFound(s *snapshot, name string, a *Access) (string, string) {
+	return r.failure(r.notFoundMessage(s, name, a), CodeNotFound)
 }
 
-func invalidArguments(name, msg string) (string, string) {
-	return failureJSON(fmt.Sprintf("invalid arguments for tool %q: %s", name, msg), CodeInvalidArguments), CodeInvalidArguments
+func (r *Registry) invalidArguments(name, msg string) (string, string) {
+	return r.failure(fmt.Sprintf("invalid arguments for tool %s: %s", quote(name), msg), CodeInvalidArguments)
 }
 
-func (r *Registry) logRefusal(e *entry, call CallContext, code string) {
-	r.cfg.logger.Info("toolreg: call refused by guard", "tool", e.name(), "session", call.SessionID,
-		"platform", platformName(call.Platform), "code", code)
+func (r *Registry) logRefusal(q *request, code string) {
+	r.logAt(q.ctx, slog.LevelInfo, "toolreg: call refused by guard", "tool", q.name, "session", q.call.SessionID,
+		"platform", platformName(q.call.Platform), "code", code)
 }
 
 func platformName(p string) string {
@@ -195,103 +228,4 @@ func platformName(p string) string {
 		return "unknown"
 	}
 	return p
-}
-
-// errToolTimeout is the cause of a context ended by a tool's timeout.
-var errToolTimeout = errors.New("toolreg: tool timeout")
-
-func (r *Registry) timeout(e *entry) time.Duration {
-	if e.tool.Timeout > 0 {
-		return e.tool.Timeout
-	}
-	return r.cfg.defaultTimeout
-}
-
-// invoke calls the handler. With neither a timeout nor a cancelable context
-// it calls it directly; otherwise on its own goroutine, so that a handler
-// that ignores ctx cannot hold the caller past the deadline.
-func (r *Registry) invoke(ctx context.Context, e *entry, args map[string]any, call CallContext) (string, string) {
-	timeout := r.timeout(e)
-	if timeout == 0 && ctx.Done() == nil {
-		return r.callHandler(ctx, e, args, call)
-	}
-	var cancel context.CancelFunc
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, timeout, errToolTimeout)
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
-	}
-	defer cancel()
-
-	type outcome struct{ res, code string }
-	done := make(chan outcome, 1)
-	var state atomic.Int32 // 0 running, 1 delivered, 2 abandoned
-	go func() {
-		res, code := r.callHandler(ctx, e, args, call)
-		if state.CompareAndSwap(0, 1) {
-			done <- outcome{res, code}
-			return
-		}
-		r.cfg.logger.Warn("toolreg: late result dropped", "tool", e.name(), "session", call.SessionID, "code", code)
-	}()
-	select {
-	case out := <-done:
-		return out.res, out.code
-	case <-ctx.Done():
-		if !state.CompareAndSwap(0, 2) {
-			out := <-done // the handler finished in the same instant
-			return out.res, out.code
-		}
-		return r.contextFailure(ctx, e)
-	}
-}
-
-// callHandler runs the handler and contains its panic.
-func (r *Registry) callHandler(ctx context.Context, e *entry, args map[string]any, call CallContext) (res, code string) {
-	defer func() {
-		if v := recover(); v != nil {
-			r.logPanic("handler", e.name(), v)
-			res, code = failureJSON(fmt.Sprintf("tool %q failed unexpectedly", e.name()), CodePanic), CodePanic
-		}
-	}()
-	out, err := e.tool.Handler(ctx, args, call)
-	if err != nil {
-		if ctx.Err() != nil {
-			return r.contextFailure(ctx, e)
-		}
-		return failureJSON(err.Error(), CodeToolError), CodeToolError
-	}
-	return r.limit(out), ""
-}
-
-// contextFailure reports a call ended by its context: "timeout" for the
-// tool's timeout or a passed deadline, "canceled" otherwise.
-func (r *Registry) contextFailure(ctx context.Context, e *entry) (string, string) {
-	switch {
-	case errors.Is(context.Cause(ctx), errToolTimeout):
-		return failureJSON(fmt.Sprintf("tool %q timed out after %v", e.name(), r.timeout(e)), CodeTimeout), CodeTimeout
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return failureJSON(fmt.Sprintf("tool %q timed out: the caller's deadline passed", e.name()), CodeTimeout), CodeTimeout
-	}
-	return failureJSON(fmt.Sprintf("call of tool %q was canceled", e.name()), CodeCanceled), CodeCanceled
-}
-
-// truncated is what the model reads in place of a result over the limit.
-type truncated struct {
-	Result        string `json:"result"`
-	Truncated     bool   `json:"truncated"`
-	OriginalBytes int    `json:"original_bytes"`
-}
-
-// limit cuts out to the configured size, at a rune boundary.
-func (r *Registry) limit(out string) string {
-	n := r.cfg.maxResultBytes
-	if n == 0 || len(out) <= n {
-		return out
-	}
-	for n > 0 && !utf8.RuneStart(out[n]) {
-		n--
-	}
-	b, _ := json.Marshal(truncated{Result: out[:n], Truncated: true, OriginalBytes: len(out)})
-	return string(b)
 }

@@ -71,8 +71,9 @@ func TestTimeoutHoldsWhenTheHandlerIgnoresItsContext(t *testing.T) {
 
 			close(release)
 			<-finished
-			require.Eventually(t, func() bool { return strings.Contains(logs.String(), "late result dropped") },
+			require.Eventually(t, func() bool { return strings.Contains(logs.String(), "late results dropped") },
 				time.Second, time.Millisecond, "the late result is logged")
+			assert.Equal(t, uint64(1), r.Stats().LateResults)
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 )
 
@@ -52,46 +53,89 @@ func (r *Registry) SetExecutionGuard(g ExecutionGuard) {
 }
 
 // checkGuard runs the guard for one call and returns a failure result and
-// code, or "" when the call may proceed.
-func (r *Registry) checkGuard(ctx context.Context, e *entry, args map[string]any, call CallContext) (string, string) {
+// code, or "" when the call may proceed. The guard gets its own deep copy of
+// the arguments, so it cannot change what the handler receives. A refusal
+// that comes after the caller's context ended reads as that context's
+// failure ("canceled" or "timeout"), not as a denial.
+func (r *Registry) checkGuard(q *request) (string, string) {
+	e := q.e
 	gp := r.guard.Load()
 	if gp == nil {
 		if r.cfg.failClosed && (e.policy.Visibility == VisibilityRestricted || e.policy.Confirm != ConfirmNone) {
-			return failureJSON(fmt.Sprintf("tool %q is denied: no execution guard is installed", e.name()), CodeDenied), CodeDenied
+			return r.failure(fmt.Sprintf("tool %s is denied: no execution guard is installed", quote(e.name())), CodeDenied)
 		}
 		return "", ""
-	}
-	platform := call.Platform
-	if platform == "" {
-		platform = "unknown"
 	}
 	req := GuardRequest{
 		Name: e.name(), Type: "tool",
 		Visibility: e.policy.Visibility, Confirm: e.policy.Confirm, Risk: e.tool.Risk,
-		SessionID: call.SessionID, Platform: platform, UserID: call.UserID,
-		Args: args, SkipConfirm: call.SkipConfirm,
-		PluginName: e.tool.PluginName, Groups: slices.Clone(e.tool.Groups), Permissions: call.Permissions,
+		SessionID: q.call.SessionID, Platform: platformName(q.call.Platform), UserID: q.call.UserID,
+		Args: guardArgs(q), SkipConfirm: q.call.SkipConfirm,
+		PluginName: e.tool.PluginName, Groups: slices.Clone(e.tool.Groups), Permissions: slices.Clone(q.call.Permissions),
 	}
-	err := r.runGuard(ctx, *gp, req)
+	msg, confirm, ok := r.runGuard(q, *gp, req)
 	switch {
-	case err == nil:
+	case ok:
 		return "", ""
-	case errors.Is(err, ErrConfirmationRequired):
-		return failureJSON(err.Error(), CodeConfirmationRequired), CodeConfirmationRequired
+	case q.ctx.Err() != nil:
+		return r.contextFailure(q.ctx, e)
+	case confirm:
+		return r.failure(msg, CodeConfirmationRequired)
 	default:
-		return failureJSON(err.Error(), CodeDenied), CodeDenied
+		return r.failure(msg, CodeDenied)
 	}
 }
 
-// runGuard calls g and turns a panic into a denial.
-func (r *Registry) runGuard(ctx context.Context, g ExecutionGuard, req GuardRequest) (err error) {
+// guardArgs is the guard's own deep copy of the arguments, in JSON form
+// when the caller passed Go values.
+func guardArgs(q *request) map[string]any {
+	if q.args == nil {
+		return map[string]any{}
+	}
+	if !q.native {
+		if n, ok := mustNative(q.args); ok {
+			return n
+		}
+		return map[string]any{}
+	}
+	return copyMap(q.args, nil)
+}
+
+func mustNative(args map[string]any) (map[string]any, bool) {
+	n, err := toNative(args)
+	m, ok := n.(map[string]any)
+	return m, err == nil && ok
+}
+
+// runGuard calls g, contained: a guard that panics, panics with nil, or
+// returns an error it cannot describe (a typed nil, an Error method that
+// panics) denies the call. It returns the model's message and whether the
+// guard asked for confirmation.
+func (r *Registry) runGuard(q *request, g ExecutionGuard, req GuardRequest) (msg string, confirm, ok bool) {
+	denied := fmt.Sprintf("tool %s is denied: the execution guard failed", quote(req.Name))
+	done := false
 	defer func() {
-		if v := recover(); v != nil {
-			r.logPanic("guard", req.Name, v)
-			err = fmt.Errorf("tool %q is denied: the execution guard failed", req.Name)
+		if !done {
+			r.logPanic("guard", req.Name, recover(), q.secrets()...)
+			msg, confirm, ok = denied, false, false
 		}
 	}()
-	return g(ctx, req)
+	err := g(q.ctx, req)
+	switch {
+	case err == nil:
+		ok = true
+	case isNilValue(err):
+		r.logAt(q.ctx, slog.LevelError, "toolreg: guard returned a typed nil error; the call is denied", "tool", req.Name)
+		msg = denied
+	default:
+		text, printable := errorText(err)
+		if !printable {
+			text = denied
+		}
+		msg, confirm = text, wraps(err, ErrConfirmationRequired)
+	}
+	done = true
+	return msg, confirm, ok
 }
 
 // confirmationError asks for confirmation with a message of its own.

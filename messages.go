@@ -10,7 +10,7 @@ import (
 // controls is quoted through [quote], so no message grows with its input.
 const (
 	// maxQuoted is how many bytes of a value a message quotes.
-	maxQuoted = 64
+	maxQuoted = 96
 	// maxListed is how many items (problems, names) a message lists before
 	// it says how many more there are.
 	maxListed = 8
@@ -22,11 +22,18 @@ func quote(s string) string {
 	if len(s) <= maxQuoted {
 		return strconv.Quote(s)
 	}
-	n := maxQuoted
+	return strconv.Quote(cut(s, maxQuoted)) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// cut returns s cut to at most n bytes at a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return strconv.Quote(s[:n]) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+	return s[:n]
 }
 
 // quoteList renders items as ["a", "b"], listing at most maxListed.

@@ -16,6 +16,11 @@ type config struct {
 	rejectDuplicate bool
 	maxResultBytes  int
 	useNumber       bool
+	inline          bool
+	maxAbandoned    int
+	maxArgBytes     int
+	panicValues     bool
+	schema          SchemaLimits
 }
 
 // WithLogger sends the registry's log lines to l. The default discards them;
@@ -54,11 +59,59 @@ func WithRejectDuplicates() Option {
 	return func(c *config) { c.rejectDuplicate = true }
 }
 
-// WithMaxResultBytes cuts handler results longer than n bytes. The model then
-// reads {"result":"<first bytes>","truncated":true,"original_bytes":N}. Zero
-// or a negative n means no limit.
+// WithMaxResultBytes bounds every result the model reads to n bytes. A
+// longer handler result is cut and reads
+// {"result":"<first bytes>","truncated":true,"original_bytes":N}; a longer
+// failure message is cut. The bound holds after JSON encoding. Zero or a
+// negative n means no limit; a positive n below [MinResultBytes] is raised
+// to it.
 func WithMaxResultBytes(n int) Option {
-	return func(c *config) { c.maxResultBytes = max(n, 0) }
+	return func(c *config) {
+		c.maxResultBytes = max(n, 0)
+		if n > 0 {
+			c.maxResultBytes = max(n, MinResultBytes)
+		}
+	}
+}
+
+// MinResultBytes is the smallest bound [WithMaxResultBytes] takes: room for
+// a failure object and a short message.
+const MinResultBytes = 128
+
+// WithInlineHandlers runs every tool's handler on the caller's goroutine, as
+// [RegisteredTool.Inline] does for one tool. Use it only when every handler
+// returns promptly once its context is done and never calls runtime.Goexit.
+func WithInlineHandlers() Option {
+	return func(c *config) { c.inline = true }
+}
+
+// WithMaxAbandoned bounds, per tool, the calls that may still be running
+// after Execute returned because their timeout passed or their caller's
+// context ended (default [DefaultMaxAbandoned]). While a tool has n such
+// calls, new calls of it fail at once with code "timeout" and a message that
+// says why, instead of piling up goroutines. n below 1 means 1.
+func WithMaxAbandoned(n int) Option {
+	return func(c *config) { c.maxAbandoned = max(n, 1) }
+}
+
+// WithMaxArgumentBytes bounds the raw arguments string that
+// [Registry.ExecuteJSON] parses (default [DefaultMaxArgumentBytes]); a
+// longer one is refused as "invalid_arguments" without being parsed. n below
+// 1 means the default.
+func WithMaxArgumentBytes(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxArgBytes = n
+		}
+	}
+}
+
+// WithPanicValues logs the whole rendering of a recovered panic's value,
+// for debugging. By default the log holds its type, its first 200 bytes with
+// the call's sensitive argument values replaced, and the stack: a panic
+// value often carries argument data.
+func WithPanicValues() Option {
+	return func(c *config) { c.panicValues = true }
 }
 
 // WithUseNumber makes [Registry.ExecuteJSON] decode every tool's numbers as

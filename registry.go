@@ -3,10 +3,8 @@ package toolreg
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -44,6 +42,13 @@ type RegisteredTool struct {
 	// json.Number, exactly as the model wrote them, instead of float64. See
 	// [WithUseNumber] to set it for every tool.
 	UseNumber bool
+	// Inline runs the handler on the caller's goroutine, which saves a
+	// goroutine per call. Set it only for a handler that returns promptly
+	// once its context is done and never calls runtime.Goexit: an inline
+	// handler that ignores its context holds the caller past the timeout,
+	// and one that calls runtime.Goexit ends the caller's goroutine. A panic
+	// is contained either way. See [WithInlineHandlers].
+	Inline bool
 }
 
 // CallContext describes the caller of one [Registry.Execute].
@@ -96,6 +101,10 @@ type entry struct {
 	valid    validator
 	redact   *redaction
 	wire     []byte // json.Marshal(tool.Definition), encoded once
+	lower    string   // the name in lower case, for suggestions
+	tokens   []string // its "_"/"-" tokens
+
+	abandoned atomic.Int64 // calls still running after Execute returned
 }
 
 func (e *entry) name() string { return e.tool.Definition.Function.Name }
@@ -131,13 +140,22 @@ type Registry struct {
 	hookMu    sync.Mutex // serializes changes to listeners and onChange
 	listeners atomic.Pointer[[]*listener]
 	onChange  atomic.Pointer[[]*changeHook]
+	notify    notifier
+	names     nameIndex // for suggestions; kept under mu
 
-	callSeq atomic.Uint64
+	callSeq    atomic.Uint64
+	stats      counters
+	lateLogged atomic.Int64 // unix nanoseconds of the last late-result warning
 }
 
 // New returns an empty registry configured by opts. It starts no goroutine.
 func New(opts ...Option) *Registry {
-	cfg := config{logger: slog.New(slog.DiscardHandler)}
+	cfg := config{
+		logger:       slog.New(slog.DiscardHandler),
+		maxAbandoned: DefaultMaxAbandoned,
+		maxArgBytes:  DefaultMaxArgumentBytes,
+		schema:       DefaultSchemaLimits,
+	}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -187,6 +205,10 @@ func (r *Registry) add(t RegisteredTool, pluginName string, reserved bool) (func
 			problemf(ErrDuplicate, "name already registered by plugin %q", old.tool.PluginName)}}
 	}
 	r.tools[name] = e
+	if old != nil {
+		r.names.remove(old)
+	}
+	r.names.add(e)
 	r.version.Add(1)
 	r.mu.Unlock()
 	if old != nil {
@@ -210,22 +232,12 @@ func (r *Registry) prepare(t RegisteredTool, pluginName string, reserved bool) (
 }
 
 func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*entry, []error) {
-	var errs []error
-	var v validator
-	def, err := t.Definition.normalized()
-	if err == nil {
-		v, err = newValidator(def, r.cfg.validateAll)
-	} else {
-		def = t.Definition // still check the name and the rest
-	}
-	if err != nil {
-		errs = append(errs, err)
-	}
-	errs = append(errs, checkDefinition(def)...)
+	def, v, errs := r.buildSchema(t.Definition)
+	errs = append(checkHeader(t.Definition), errs...)
 	errs = append(errs, checkPolicy(PolicyDecl{Visibility: t.Visibility, Confirm: t.Confirm, Risk: t.Risk})...)
 	for _, g := range t.Groups {
 		if !validName(g) {
-			errs = append(errs, problemf(ErrInvalidName, "group name %q does not match ^[a-zA-Z0-9_-]{1,64}$", g))
+			errs = append(errs, problemf(ErrInvalidName, "group name %s does not match ^[a-zA-Z0-9_-]{1,64}$", quote(g)))
 		}
 	}
 	if t.Timeout < 0 {
@@ -255,7 +267,7 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 		reserved: reserved,
 		policy:   ResolvePolicy(PolicyDecl{Visibility: t.Visibility, Confirm: t.Confirm, Risk: t.Risk}, ""),
 		valid:    v,
-		redact:   newRedaction(t.Definition.Function.Parameters.Properties),
+		redact:   newRedaction(def.Function.Parameters),
 		wire:     wire,
 	}
 	e.info = ToolInfo{
@@ -269,7 +281,34 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 		Reserved:    reserved,
 		Permission:  t.Permission,
 	}
+	e.lower = strings.ToLower(e.info.Name)
+	e.tokens = appendNew(nil, nameTokens(e.lower)...)
 	return e, nil
+}
+
+// buildSchema checks the parameter schema within the registry's limits,
+// copies it, checks its rules and builds its validator. Each step runs only
+// on what the one before admitted, so a hostile schema stops at the first
+// bound it breaks.
+func (r *Registry) buildSchema(d Definition) (Definition, validator, []error) {
+	if err := checkSchemaShape(d.Function.Parameters, r.cfg.schema); err != nil {
+		return d, validator{}, []error{err}
+	}
+	def, err := d.normalized(r.cfg.schema.MaxBytes)
+	if err != nil {
+		return d, validator{}, []error{err}
+	}
+	if errs := checkSchemaRules(def); len(errs) > 0 {
+		return def, validator{}, errs
+	}
+	if err := checkRefCycles(def.Function.Parameters); err != nil {
+		return def, validator{}, []error{err}
+	}
+	v, err := newValidator(def, r.cfg.validateAll)
+	if err != nil {
+		return def, validator{}, []error{err}
+	}
+	return def, v, nil
 }
 
 func (r *Registry) remove(name string, e *entry) {
@@ -277,6 +316,7 @@ func (r *Registry) remove(name string, e *entry) {
 	removed := r.tools[name] == e
 	if removed {
 		delete(r.tools, name)
+		r.names.remove(e)
 		r.version.Add(1)
 	}
 	r.mu.Unlock()
@@ -293,6 +333,7 @@ func (r *Registry) UnregisterByPlugin(pluginName string) {
 	for name, e := range r.tools {
 		if e.tool.PluginName == pluginName {
 			delete(r.tools, name)
+			r.names.remove(e)
 			n++
 		}
 	}
@@ -465,61 +506,4 @@ func (e *entry) infoCopy() ToolInfo {
 	info := e.info
 	info.Groups = slices.Clone(info.Groups)
 	return info
-}
-
-// Version returns a number that grows with every change of tools or groups.
-// Equal versions mean equal listings.
-func (r *Registry) Version() uint64 { return r.version.Load() }
-
-type changeHook struct{ fn func() }
-
-// OnChange calls fn after every change of tools or groups, on the goroutine
-// that made the change, with no lock held. A panic in fn is logged. The
-// returned func removes the hook. A nil fn is ignored.
-func (r *Registry) OnChange(fn func()) (unsubscribe func()) {
-	if fn == nil {
-		return noop
-	}
-	h := &changeHook{fn: fn}
-	r.hookMu.Lock()
-	next := append(slices.Clone(r.loadChangeHooks()), h)
-	r.onChange.Store(&next)
-	r.hookMu.Unlock()
-	return func() {
-		r.hookMu.Lock()
-		defer r.hookMu.Unlock()
-		cur := r.loadChangeHooks()
-		if i := slices.Index(cur, h); i >= 0 {
-			next := slices.Delete(slices.Clone(cur), i, i+1)
-			r.onChange.Store(&next)
-		}
-	}
-}
-
-func (r *Registry) loadChangeHooks() []*changeHook {
-	if p := r.onChange.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-
-func (r *Registry) changed() {
-	for _, h := range r.loadChangeHooks() {
-		r.callChangeHook(h)
-	}
-}
-
-func (r *Registry) callChangeHook(h *changeHook) {
-	defer func() {
-		if v := recover(); v != nil {
-			r.logPanic("change hook", "", v)
-		}
-	}()
-	h.fn()
-}
-
-// logPanic records a recovered panic: its value and stack go to the log
-// only, never to the model.
-func (r *Registry) logPanic(where, tool string, v any) {
-	r.cfg.logger.Error("toolreg: recovered panic in "+where, "tool", tool, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 }

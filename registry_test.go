@@ -3,7 +3,9 @@ package toolreg_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -206,18 +208,24 @@ func TestHandlerReceivesArgsAndCallContext(t *testing.T) {
 }
 
 func TestMaxResultBytesCutsLongResults(t *testing.T) {
-	r := toolreg.New(toolreg.WithMaxResultBytes(10))
-	mustRegister(t, r, newTool("short", "0123456789", nil), "p")
-	mustRegister(t, r, newTool("long", "0123456789abcdef", nil), "p")
-	mustRegister(t, r, newTool("runes", "ééééééééé", nil), "p") // 18 bytes
+	const limit = 128
+	r := toolreg.New(toolreg.WithMaxResultBytes(limit))
+	exact := strings.Repeat("x", limit)
+	mustRegister(t, r, newTool("short", exact, nil), "p")
+	mustRegister(t, r, newTool("long", strings.Repeat("0123456789", 30), nil), "p")
+	mustRegister(t, r, newTool("runes", strings.Repeat("é", 200), nil), "p")
+	mustRegister(t, r, newTool("escapes", strings.Repeat("<\"\n\x01", 100), nil), "p")
+	mustRegister(t, r, newTool("invalid", strings.Repeat("\xff", 300), nil), "p")
 
-	assert.Equal(t, "0123456789", r.Execute(context.Background(), "short", nil, toolreg.CallContext{}))
+	assert.Equal(t, exact, r.Execute(context.Background(), "short", nil, toolreg.CallContext{}))
 	tests := []struct {
-		tool, wantPrefix string
-		wantBytes        int
+		tool      string
+		wantBytes int
 	}{
-		{"long", "0123456789", 16},
-		{"runes", "ééééé", 18}, // cut at a rune boundary
+		{"long", 300},
+		{"runes", 400},
+		{"escapes", 400},
+		{"invalid", 300},
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool+" is cut with a notice of its size", func(t *testing.T) {
@@ -226,10 +234,29 @@ func TestMaxResultBytesCutsLongResults(t *testing.T) {
 				Truncated     bool   `json:"truncated"`
 				OriginalBytes int    `json:"original_bytes"`
 			}
-			require.NoError(t, jsonUnmarshal(r.Execute(context.Background(), tc.tool, nil, toolreg.CallContext{}), &got))
+			out := r.Execute(context.Background(), tc.tool, nil, toolreg.CallContext{})
+			assert.LessOrEqual(t, len(out), limit, "the bound holds after JSON encoding: %s", out)
+			require.NoError(t, jsonUnmarshal(out, &got))
 			assert.True(t, got.Truncated)
 			assert.Equal(t, tc.wantBytes, got.OriginalBytes)
-			assert.Equal(t, tc.wantPrefix, got.Result)
+			assert.NotEmpty(t, got.Result)
+			assert.True(t, utf8.ValidString(got.Result))
 		})
 	}
+}
+
+func TestMaxResultBytesBoundsFailuresToo(t *testing.T) {
+	const limit = 128
+	r := toolreg.New(toolreg.WithMaxResultBytes(limit))
+	failing := newTool("failing", "", nil)
+	failing.Handler = func(context.Context, map[string]any, toolreg.CallContext) (string, error) {
+		return "", errors.New(strings.Repeat("<&>", 1000))
+	}
+	mustRegister(t, r, failing, "p")
+	for _, name := range []string{"failing", strings.Repeat("n", 500)} {
+		out := r.Execute(context.Background(), name, nil, toolreg.CallContext{})
+		assert.LessOrEqual(t, len(out), limit, out)
+		failureOf(t, out)
+	}
+	assert.Equal(t, toolreg.MinResultBytes, limit)
 }

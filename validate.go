@@ -17,20 +17,23 @@ import (
 )
 
 // validator checks one tool's arguments. It is built once, at registration,
-// and read concurrently afterwards.
+// holds only what it needs (never the definition's schema maps, which a
+// caller may reach through a listing), and is read concurrently afterwards.
 type validator struct {
-	properties map[string]any     // the declared arguments
-	required   []string           // in declared order
-	closed     bool               // additionalProperties is false
-	supported  string             // "a, b, c": sorted names, for messages
-	schema     *jsonschema.Schema // non-nil: full JSON Schema validation
+	props     map[string]bool    // declared argument -> required
+	names     []string           // the declared arguments, for cheap iteration
+	required  []string           // in declared order, without repeats
+	closed    bool               // additionalProperties is false
+	supported string             // "a, b, c": sorted names, for messages
+	schema    *jsonschema.Schema // non-nil: full JSON Schema validation
 }
 
-// check returns what is wrong with args, every violation at once, or "" when
-// they are valid. nil args are {}.
-func (v *validator) check(args map[string]any) string {
+// check returns what is wrong with args, a few violations at once, or ""
+// when they are valid. nil args are {}. native says args hold only what
+// encoding/json decodes into.
+func (v *validator) check(args map[string]any, native bool) string {
 	if v.schema != nil {
-		return v.checkSchema(args)
+		return v.checkSchema(args, native)
 	}
 	var msgs []string
 	for _, k := range v.required {
@@ -38,43 +41,70 @@ func (v *validator) check(args map[string]any) string {
 			msgs = append(msgs, fmt.Sprintf("missing required argument %q", k))
 		}
 	}
-	// With every required key present, arguments that number exactly the
-	// required keys can hold no unknown one: skip the walk over args.
-	if v.closed && len(args) > 0 && (msgs != nil || len(args) != len(v.required)) {
-		msgs = v.checkUnknown(args, msgs)
+	if v.closed && len(args) > 0 && v.hasUnknown(args, len(msgs) == 0) {
+		msgs = v.listUnknown(args, msgs)
 	}
-	return strings.Join(msgs, "; ")
+	return joinBounded(msgs)
 }
 
-func (v *validator) checkUnknown(args map[string]any, msgs []string) []string {
+// hasUnknown reports whether args hold a key outside the declared
+// properties. When args carry every required key, counting the declared
+// keys they hold settles it with lookups into the small args map, without
+// iterating it.
+func (v *validator) hasUnknown(args map[string]any, allRequired bool) bool {
+	if len(args) > len(v.names) {
+		return true
+	}
+	if allRequired && len(args) == len(v.required) {
+		return false
+	}
+	if len(v.names) <= 16 {
+		n := 0
+		for _, k := range v.names {
+			if _, ok := args[k]; ok {
+				n++
+			}
+		}
+		return n != len(args)
+	}
+	for k := range args {
+		if _, ok := v.props[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *validator) listUnknown(args map[string]any, msgs []string) []string {
 	var unknown []string
 	for k := range args {
-		if _, ok := v.properties[k]; !ok {
+		if _, ok := v.props[k]; !ok {
 			unknown = append(unknown, k)
 		}
 	}
-	if len(unknown) == 0 {
-		return msgs
-	}
 	slices.Sort(unknown)
-	for _, k := range unknown {
-		msgs = append(msgs, fmt.Sprintf("unknown argument %q", k))
+	for i, k := range unknown {
+		if i == maxListed {
+			msgs = append(msgs, fmt.Sprintf("and %d more unknown arguments", len(unknown)-i))
+			break
+		}
+		msgs = append(msgs, "unknown argument "+quote(k))
 	}
 	return append(msgs, v.supportedText())
 }
 
 var schemaPrinter = message.NewPrinter(language.English)
 
-func (v *validator) checkSchema(args map[string]any) string {
+func (v *validator) checkSchema(args map[string]any, native bool) string {
 	var doc any = args
 	if args == nil {
 		doc = map[string]any{}
-	} else if !isJSONNative(args) {
+	} else if !native {
 		// Go callers may pass []string, ints or structs; the validator
 		// understands only what encoding/json produces.
-		norm, err := roundTrip(args)
+		norm, err := toNative(args)
 		if err != nil {
-			return "arguments cannot be encoded as JSON: " + err.Error()
+			return "arguments cannot be encoded as JSON: " + cut(err.Error(), maxQuoted)
 		}
 		doc = norm
 	}
@@ -84,25 +114,29 @@ func (v *validator) checkSchema(args map[string]any) string {
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return err.Error()
+		return cut(err.Error(), maxQuoted)
 	}
 	var leaves []schemaLeaf
 	collectLeaves(ve, &leaves)
-	msgs := make([]string, 0, len(leaves)+1)
+	msgs := make([]string, 0, min(len(leaves), maxListed)+2)
 	unknownAtRoot := false
 	for _, l := range sortedLeaves(leaves) {
 		msg := l.msg
 		if l.path != "" {
-			msg = l.path + ": " + msg
+			msg = cut(l.path, maxPath) + ": " + msg
 		}
 		msgs = append(msgs, msg)
 		unknownAtRoot = unknownAtRoot || l.unknownAtRoot
 	}
+	out := joinBounded(msgs)
 	if unknownAtRoot {
-		msgs = append(msgs, v.supportedText())
+		out += "; " + v.supportedText()
 	}
-	return strings.Join(msgs, "; ")
+	return out
 }
+
+// maxPath bounds an argument path in a message.
+const maxPath = 128
 
 // schemaLeaf is one violation: where, and what was expected.
 type schemaLeaf struct {
@@ -123,9 +157,47 @@ func collectLeaves(ve *jsonschema.ValidationError, leaves *[]schemaLeaf) {
 	_, extra := ve.ErrorKind.(*kind.AdditionalProperties)
 	*leaves = append(*leaves, schemaLeaf{
 		path:          argPath(ve.InstanceLocation),
-		msg:           ve.ErrorKind.LocalizedString(schemaPrinter),
+		msg:           kindMessage(ve.ErrorKind),
 		unknownAtRoot: extra && len(ve.InstanceLocation) == 0,
 	})
+}
+
+// kindMessage says what was expected without quoting the value that failed:
+// the value may be a secret, and may be huge.
+func kindMessage(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Pattern:
+		return "does not match the pattern " + quote(k.Want)
+	case *kind.Format:
+		return "is not a valid " + quote(k.Want)
+	case *kind.Minimum:
+		return "must be at least " + ratText(k.Want)
+	case *kind.Maximum:
+		return "must be at most " + ratText(k.Want)
+	case *kind.ExclusiveMinimum:
+		return "must be greater than " + ratText(k.Want)
+	case *kind.ExclusiveMaximum:
+		return "must be less than " + ratText(k.Want)
+	case *kind.MultipleOf:
+		return "must be a multiple of " + ratText(k.Want)
+	case *kind.PropertyNames:
+		return "invalid property name " + quote(k.Property)
+	case *kind.AdditionalProperties:
+		return "unknown arguments " + quoteList(k.Properties)
+	case *kind.Required:
+		return "missing required " + quoteList(k.Missing)
+	case *kind.ContentEncoding, *kind.ContentMediaType:
+		return "has the wrong content encoding or media type"
+	}
+	return cut(k.LocalizedString(schemaPrinter), 2*maxQuoted)
+}
+
+func ratText(r interface{ FloatString(int) string }) string {
+	if isNilValue(r) {
+		return "?"
+	}
+	s := strings.TrimRight(strings.TrimRight(r.FloatString(6), "0"), ".")
+	return cut(s, maxQuoted)
 }
 
 // sortedLeaves orders leaves by path and message and drops repeats: the
@@ -161,29 +233,6 @@ func argPath(loc []string) string {
 	return sb.String()
 }
 
-// isJSONNative reports whether v holds only what encoding/json decodes into.
-func isJSONNative(v any) bool {
-	switch v := v.(type) {
-	case nil, bool, float64, string, json.Number:
-		return true
-	case map[string]any:
-		for _, e := range v {
-			if !isJSONNative(e) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		for _, e := range v {
-			if !isJSONNative(e) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
 func roundTrip(v any) (any, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -206,30 +255,38 @@ func validName(s string) bool {
 	return true
 }
 
-// checkDefinition reports every problem of a definition's shape: the name,
-// the fixed type strings, the property schemas and the required keys.
-func checkDefinition(d Definition) []error {
+// checkHeader reports what is wrong with a definition's name and fixed type
+// strings; it reads no schema.
+func checkHeader(d Definition) []error {
 	var errs []error
 	if !validName(d.Function.Name) {
-		errs = append(errs, problemf(ErrInvalidName, "name %q does not match ^[a-zA-Z0-9_-]{1,64}$", d.Function.Name))
+		errs = append(errs, problemf(ErrInvalidName, "name %s does not match ^[a-zA-Z0-9_-]{1,64}$", quote(d.Function.Name)))
 	}
 	if d.Type != "" && d.Type != "function" {
-		errs = append(errs, problemf(ErrInvalidSchema, "type is %q, want \"function\"", d.Type))
+		errs = append(errs, problemf(ErrInvalidSchema, "type is %s, want \"function\"", quote(d.Type)))
 	}
+	if p := d.Function.Parameters; p.Type != "" && p.Type != "object" {
+		errs = append(errs, problemf(ErrInvalidSchema, "parameters.type is %s, want \"object\"", quote(p.Type)))
+	}
+	return errs
+}
+
+// checkSchemaRules reports every problem of a normalized schema: property
+// schemas that are not schemas, required keys that are not properties, and
+// for Strict tools the strict-mode rules.
+func checkSchemaRules(d Definition) []error {
+	var errs []error
 	p := d.Function.Parameters
-	if p.Type != "" && p.Type != "object" {
-		errs = append(errs, problemf(ErrInvalidSchema, "parameters.type is %q, want \"object\"", p.Type))
-	}
 	for _, k := range sortedKeys(p.Properties) {
 		switch p.Properties[k].(type) {
 		case map[string]any, bool:
 		default:
-			errs = append(errs, problemf(ErrInvalidSchema, "parameters.properties.%s is a %T, want a JSON Schema object", k, p.Properties[k]))
+			errs = append(errs, problemf(ErrInvalidSchema, "parameters.properties.%s is a %s, want a JSON Schema object", cut(k, maxQuoted), jsonKind(p.Properties[k])))
 		}
 	}
 	for _, k := range p.Required {
 		if _, ok := p.Properties[k]; !ok {
-			errs = append(errs, problemf(ErrInvalidSchema, "parameters.required names %q, which is not in properties", k))
+			errs = append(errs, problemf(ErrInvalidSchema, "parameters.required names %s, which is not in properties", quote(k)))
 		}
 	}
 	if d.Function.Strict {
@@ -387,10 +444,14 @@ func compileMessage(err error) string {
 func newValidator(d Definition, full bool) (validator, error) {
 	p := d.Function.Parameters
 	v := validator{
-		properties: p.Properties,
-		required:   appendNew(nil, p.Required...), // no repeats: check counts them
-		closed:     p.AdditionalProperties != nil && !*p.AdditionalProperties,
-		supported:  strings.Join(sortedKeys(p.Properties), ", "),
+		props:    make(map[string]bool, len(p.Properties)),
+		required: appendNew(nil, p.Required...), // no repeats: check counts them
+		closed:   p.AdditionalProperties != nil && !*p.AdditionalProperties,
+	}
+	v.names = sortedKeys(p.Properties)
+	v.supported = supportedList(v.names)
+	for _, k := range v.names {
+		v.props[k] = slices.Contains(v.required, k)
 	}
 	if full || d.Function.Strict {
 		sch, err := compileSchema(p)
@@ -400,4 +461,12 @@ func newValidator(d Definition, full bool) (validator, error) {
 		v.schema = sch
 	}
 	return v, nil
+}
+
+// supportedList renders the argument names for messages, at most maxListed.
+func supportedList(names []string) string {
+	if len(names) <= maxListed {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:maxListed], ", ") + fmt.Sprintf(", and %d more", len(names)-maxListed)
 }
