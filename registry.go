@@ -100,7 +100,7 @@ type entry struct {
 	policy   Policy
 	valid    validator
 	redact   *redaction
-	wire     []byte // json.Marshal(tool.Definition), encoded once
+	wire     []byte   // json.Marshal(tool.Definition), encoded once
 	lower    string   // the name in lower case, for suggestions
 	tokens   []string // its "_"/"-" tokens
 
