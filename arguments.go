@@ -239,7 +239,12 @@ func (w *argWalker) walk(v any, depth int) *argError {
 		return &argError{msg: errTooDeep}
 	}
 	switch v := v.(type) {
-	case nil, bool, string, json.Number:
+	case nil, bool, string:
+		return nil
+	case json.Number:
+		if !validNumber(string(v)) {
+			return &argError{msg: quote(string(v)) + " is not a valid JSON number"}
+		}
 		return nil
 	case float64:
 		return checkFloat(v)
@@ -274,6 +279,10 @@ func (w *argWalker) walkReflect(v reflect.Value, depth int) *argError {
 	switch v.Kind() {
 	case reflect.Float32, reflect.Float64:
 		return checkFloat(v.Float())
+	case reflect.String:
+		if v.Type() == numberType && !validNumber(v.String()) {
+			return &argError{msg: quote(v.String()) + " is not a valid JSON number"}
+		}
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return nil
@@ -326,6 +335,8 @@ func keyText(k reflect.Value) string {
 	return "?"
 }
 
+var numberType = reflect.TypeFor[json.Number]()
+
 func isIntKind(k reflect.Kind) bool {
 	return reflect.Int <= k && k <= reflect.Uintptr
 }
@@ -369,4 +380,42 @@ func marshalContained(v any) (b []byte, err error) {
 	}
 	done = true
 	return b, err
+}
+
+// validNumber reports whether s follows the JSON number grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func validNumber(s string) bool {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i, n = i+1, n+1
+		}
+		return n
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }

@@ -20,7 +20,8 @@ const (
 //
 // Args is a deep copy in which every value the tool's schema marks
 // "x-sensitive": true (at any depth, behind $ref, anyOf and the like) reads
-// "[redacted]"; Go-typed values appear in their JSON form. It is nil for an
+// "[redacted]"; Go-typed values appear in their JSON form (objects as
+// map[string]any, numbers as json.Number). It is nil for an
 // unknown name, whose arguments are never read, and when the arguments
 // could not be parsed.
 type ExecuteEvent struct {

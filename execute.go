@@ -165,11 +165,20 @@ func (r *Registry) runContained(s *snapshot, q *request) (res, code string) {
 	return res, code
 }
 
+// secrets are the argument strings a log line about this call must not show.
 func (q *request) secrets() []string {
-	if q.e == nil || !q.native {
+	if q.e == nil {
 		return nil
 	}
-	return q.e.redact.secrets(q.args)
+	args := q.args
+	if !q.native {
+		n, ok := mustNative(args)
+		if !ok {
+			return nil
+		}
+		args = n
+	}
+	return q.e.redact.logSecrets(args)
 }
 
 // run performs the steps of Execute and returns the result and its code.

@@ -2,6 +2,7 @@ package toolreg
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -283,14 +284,21 @@ func appendLive(out, list []*rnode) []*rnode {
 	return out
 }
 
-// secrets returns the strings that sit at sensitive locations of args (the
-// string leaves of a sensitive object or array too), at most maxSecrets.
-func (rd *redaction) secrets(args map[string]any) []string {
-	if rd == nil || args == nil {
+// logSecrets returns the argument strings that a log line must not show,
+// longest first: every string at a sensitive location, and every other
+// string of four bytes or more (a panic value often quotes the arguments,
+// and no log line carries argument values). At most maxSecrets.
+func (rd *redaction) logSecrets(args map[string]any) []string {
+	if args == nil {
 		return nil
 	}
+	var nodes []*rnode
+	if rd != nil {
+		nodes = []*rnode{rd.root}
+	}
 	var out []string
-	collectSecrets(args, []*rnode{rd.root}, false, &out)
+	collectSecrets(args, nodes, false, &out)
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
 }
 
@@ -303,7 +311,7 @@ func collectSecrets(v any, nodes []*rnode, sensitive bool, out *[]string) {
 	}
 	switch v := v.(type) {
 	case string:
-		if sensitive && len(v) >= 3 {
+		if len(v) >= 4 || sensitive && len(v) >= 2 {
 			*out = append(*out, v)
 		}
 	case map[string]any:

@@ -102,6 +102,7 @@ type entry struct {
 	redact   *redaction
 	wire     []byte   // json.Marshal(tool.Definition), encoded once
 	lower    string   // the name in lower case, for suggestions
+	squashed string   // lower without "_" and "-"
 	tokens   []string // its "_"/"-" tokens
 
 	abandoned atomic.Int64 // calls still running after Execute returned
@@ -283,6 +284,7 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 	}
 	e.lower = strings.ToLower(e.info.Name)
 	e.tokens = appendNew(nil, nameTokens(e.lower)...)
+	e.squashed = squash(e.lower)
 	return e, nil
 }
 

@@ -2,6 +2,7 @@ package toolreg
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -13,8 +14,8 @@ const maxSuggestions = 3
 // Bounds of one suggestion search: however large the registry, an unknown
 // name costs a bounded number of candidates.
 const (
-	maxPosting    = 256  // candidates taken from one token
-	maxCandidates = 1024 // candidates scored in all
+	maxPosting    = 64  // a token shared by more names adds none of them
+	maxCandidates = 256 // candidates scored in all
 )
 
 // notFoundMessage is the model's answer to a name it may not call: the same
@@ -41,25 +42,52 @@ type nameIndex struct {
 	mu       sync.RWMutex
 	lower    map[string][]*entry // lower-case name
 	squashed map[string][]*entry // lower-case name without "_" and "-"
-	tokens   map[string]map[*entry]struct{}
+	tokens   map[string]*posting
+	byLen    [maxNameLen + 1][]*posting // tokens with a letter, by length: where typos are looked for
+}
+
+// maxNameLen is the longest valid tool name.
+const maxNameLen = 64
+
+// posting is the set of entries that share a token, with the token's
+// character mask, for a cheap bound on how many edits two tokens are apart,
+// and its place in byLen (-1: not there).
+type posting struct {
+	token   string
+	mask    uint64
+	idx     int
+	entries map[*entry]struct{}
+}
+
+// charMask sets one bit per distinct character class of s: an edit changes
+// at most two bits, so masks more than 2k bits apart mean more than k edits.
+func charMask(s string) uint64 {
+	var m uint64
+	for i := 0; i < len(s); i++ {
+		m |= 1 << (s[i] % 64)
+	}
+	return m
 }
 
 func (x *nameIndex) add(e *entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.lower == nil {
-		x.lower, x.squashed, x.tokens = map[string][]*entry{}, map[string][]*entry{}, map[string]map[*entry]struct{}{}
+		x.lower, x.squashed, x.tokens = map[string][]*entry{}, map[string][]*entry{}, map[string]*posting{}
 	}
 	x.lower[e.lower] = append(x.lower[e.lower], e)
-	sq := squash(e.lower)
-	x.squashed[sq] = append(x.squashed[sq], e)
+	x.squashed[e.squashed] = append(x.squashed[e.squashed], e)
 	for _, t := range e.tokens {
-		set := x.tokens[t]
-		if set == nil {
-			set = map[*entry]struct{}{}
-			x.tokens[t] = set
+		p := x.tokens[t]
+		if p == nil {
+			p = &posting{token: t, mask: charMask(t), idx: -1, entries: map[*entry]struct{}{}}
+			x.tokens[t] = p
+			if len(t) <= maxNameLen && strings.ContainsFunc(t, isLetter) {
+				p.idx = len(x.byLen[len(t)])
+				x.byLen[len(t)] = append(x.byLen[len(t)], p)
+			}
 		}
-		set[e] = struct{}{}
+		p.entries[e] = struct{}{}
 	}
 }
 
@@ -67,16 +95,30 @@ func (x *nameIndex) remove(e *entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	dropFrom(x.lower, e.lower, e)
-	dropFrom(x.squashed, squash(e.lower), e)
+	dropFrom(x.squashed, e.squashed, e)
 	for _, t := range e.tokens {
-		if set := x.tokens[t]; set != nil {
-			delete(set, e)
-			if len(set) == 0 {
+		if p := x.tokens[t]; p != nil {
+			delete(p.entries, e)
+			if len(p.entries) == 0 {
 				delete(x.tokens, t)
+				x.dropLen(p)
 			}
 		}
 	}
 }
+
+// dropLen takes p out of its length bucket, moving the last one into its place.
+func (x *nameIndex) dropLen(p *posting) {
+	if p.idx < 0 {
+		return
+	}
+	bucket := x.byLen[len(p.token)]
+	last := bucket[len(bucket)-1]
+	bucket[p.idx], last.idx = last, p.idx
+	x.byLen[len(p.token)] = bucket[:len(bucket)-1]
+}
+
+func isLetter(r rune) bool { return 'a' <= r && r <= 'z' }
 
 func dropFrom(m map[string][]*entry, k string, e *entry) {
 	list := slices.DeleteFunc(m[k], func(x *entry) bool { return x == e })
@@ -87,50 +129,130 @@ func dropFrom(m map[string][]*entry, k string, e *entry) {
 	}
 }
 
-// candidates gathers the entries that may be near the lower-case name q.
+// candidates gathers, deterministically, the entries that may be near the
+// lower-case name q: the same name in another case or without separators; a
+// name that q starts with; q with one token corrected (a typo) or dropped;
+// every name that shares a token with q, for tokens shared by at most
+// maxPosting names (a commoner token says little); and the names sorted
+// next to q.
 func (x *nameIndex) candidates(q string) []*entry {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	seen := map[*entry]struct{}{}
-	var out []*entry
-	take := func(e *entry) {
-		if _, ok := seen[e]; !ok && len(out) < maxCandidates {
-			seen[e] = struct{}{}
-			out = append(out, e)
-		}
-	}
-	for _, e := range x.lower[q] {
-		take(e)
-	}
+	var c candidateSet
+	x.takeName(q, &c)
 	for _, e := range x.squashed[squash(q)] {
-		take(e)
+		c.take(e)
 	}
-	qt := nameTokens(q)
-	for _, t := range qt {
-		x.takePosting(t, take)
+	for i := len(q) - 1; i > 0; i-- {
+		x.takeName(q[:i], &c)
 	}
-	for vt := range x.tokens {
-		if len(out) >= maxCandidates {
-			break
-		}
-		for _, t := range qt {
-			if vt != t && len(t) >= 3 && withinEdits(vt, t, typoBudget(t)) {
-				x.takePosting(vt, take)
-				break
+	spans := tokenSpans(q)
+	for _, sp := range spans {
+		t := q[sp[0]:sp[1]]
+		x.takeName(dropSpan(q, sp), &c)
+		if x.tokens[t] == nil && len(t) >= 3 {
+			for _, v := range x.typosOf(t) {
+				x.takeName(q[:sp[0]]+v+q[sp[1]:], &c)
 			}
 		}
+	}
+	for _, sp := range spans {
+		if p := x.tokens[q[sp[0]:sp[1]]]; p != nil && len(p.entries) <= maxPosting {
+			for _, e := range p.sorted() {
+				c.take(e)
+			}
+		}
+	}
+	return c.distinct()
+}
+
+func (x *nameIndex) takeName(name string, c *candidateSet) {
+	for _, e := range x.lower[name] {
+		c.take(e)
+	}
+}
+
+// tokenSpans returns the byte ranges of q's "_"/"-" tokens.
+func tokenSpans(q string) [][2]int {
+	var spans [][2]int
+	start := -1
+	for i := 0; i <= len(q); i++ {
+		if i == len(q) || q[i] == '_' || q[i] == '-' {
+			if start >= 0 {
+				spans = append(spans, [2]int{start, i})
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	return spans
+}
+
+// dropSpan removes one token and the separator before it (or after it, for
+// the first token).
+func dropSpan(q string, sp [2]int) string {
+	switch {
+	case sp[0] > 0:
+		return q[:sp[0]-1] + q[sp[1]:]
+	case sp[1] < len(q):
+		return q[sp[1]+1:]
+	}
+	return ""
+}
+
+// typosOf returns the known tokens a typo away from t, in a stable order.
+func (x *nameIndex) typosOf(t string) []string {
+	k, mask := typoBudget(t), charMask(t)
+	var out []string
+	for n := max(1, len(t)-k); n <= min(maxNameLen, len(t)+k); n++ {
+		for _, p := range x.byLen[n] {
+			if bits.OnesCount64(p.mask^mask) <= 2*k && withinEdits(p.token, t, k) {
+				out = append(out, p.token)
+			}
+		}
+	}
+	slices.Sort(out)
+	if len(out) > maxTypos {
+		out = out[:maxTypos]
 	}
 	return out
 }
 
-func (x *nameIndex) takePosting(t string, take func(*entry)) {
-	n := 0
-	for e := range x.tokens[t] {
-		if n++; n > maxPosting {
-			return
-		}
-		take(e)
+// maxTypos bounds the corrections tried for one token.
+const maxTypos = 16
+
+// sorted returns the posting's entries by name.
+func (p *posting) sorted() []*entry {
+	out := make([]*entry, 0, len(p.entries))
+	for e := range p.entries {
+		out = append(out, e)
 	}
+	slices.SortFunc(out, func(a, b *entry) int { return strings.Compare(a.name(), b.name()) })
+	return out
+}
+
+// candidateSet collects candidates up to maxCandidates.
+type candidateSet struct {
+	out []*entry
+}
+
+func (c *candidateSet) full() bool { return len(c.out) >= maxCandidates }
+
+func (c *candidateSet) take(e *entry) {
+	if !c.full() {
+		c.out = append(c.out, e)
+	}
+}
+
+// distinct drops repeated candidates, keeping the first of each.
+func (c *candidateSet) distinct() []*entry {
+	seen := make(map[*entry]struct{}, len(c.out))
+	return slices.DeleteFunc(c.out, func(e *entry) bool {
+		_, dup := seen[e]
+		seen[e] = struct{}{}
+		return dup
+	})
 }
 
 func typoBudget(t string) int {
@@ -155,7 +277,7 @@ func (r *Registry) suggest(s *snapshot, name string, a *Access) []string {
 	lower := strings.ToLower(name)
 	tokens := nameTokens(lower)
 	var found []scored
-	for _, e := range r.names.candidates(lower) {
+	for _, e := range append(r.names.candidates(lower), s.neighbours(name, lower)...) {
 		if e.name() == name || s.byName[e.name()] != e {
 			continue // the name itself, or no longer in this snapshot
 		}
@@ -172,8 +294,28 @@ func (r *Registry) suggest(s *snapshot, name string, a *Access) []string {
 		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.name, b.name))
 	})
 	out := make([]string, 0, maxSuggestions)
-	for i := 0; i < len(found) && i < maxSuggestions; i++ {
-		out = append(out, found[i].name)
+	for _, f := range found {
+		if len(out) == maxSuggestions {
+			break
+		}
+		if !slices.Contains(out, f.name) {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// maxNeighbours is how many names on each side of an unknown name's place
+// in the sorted order are looked at: names that share its prefix.
+const maxNeighbours = 8
+
+// neighbours returns the tools sorted next to name and to its lower-case
+// form: a typo late in a name keeps it near its intended place.
+func (s *snapshot) neighbours(name, lower string) []*entry {
+	var out []*entry
+	for _, q := range []string{name, lower} {
+		i, _ := slices.BinarySearchFunc(s.sorted, q, func(e *entry, q string) int { return strings.Compare(e.name(), q) })
+		out = append(out, s.sorted[max(0, i-maxNeighbours):min(len(s.sorted), i+maxNeighbours)]...)
 	}
 	return out
 }
@@ -185,7 +327,7 @@ func likeness(e *entry, lower string, tokens []string) int {
 	switch {
 	case cand == lower:
 		score += 10
-	case strings.Contains(cand, lower) || strings.Contains(lower, cand) || squash(cand) == squash(lower):
+	case strings.Contains(cand, lower) || strings.Contains(lower, cand) || e.squashed == squash(lower):
 		score += 3
 	case len(lower) >= 3 && withinEdits(cand, lower, 2):
 		score += 2 // a typo
@@ -207,20 +349,28 @@ func squash(s string) string {
 	if !strings.ContainsAny(s, "_-") {
 		return s
 	}
-	return strings.NewReplacer("_", "", "-", "").Replace(s)
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '_' && s[i] != '-' {
+			b = append(b, s[i])
+		}
+	}
+	return string(b)
 }
 
 // withinEdits reports whether the byte strings a and b (at most 64 bytes
-// each, as valid names are) are at most k edits apart. It allocates nothing.
+// each, as valid names are) are at most k edits apart, an edit being an
+// insertion, a deletion, a substitution or the swap of two neighbours. It
+// allocates nothing.
 func withinEdits(a, b string, k int) bool {
-	if len(a) > 64 || len(b) > 64 {
+	if len(a) > maxNameLen || len(b) > maxNameLen {
 		return false
 	}
 	if d := len(a) - len(b); d > k || -d > k {
 		return false
 	}
-	var prevBuf, curBuf [65]int
-	prev, cur := prevBuf[:len(b)+1], curBuf[:len(b)+1]
+	var rows [3][maxNameLen + 1]int
+	prev2, prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -233,12 +383,15 @@ func withinEdits(a, b string, k int) bool {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 			best = min(best, cur[j])
 		}
 		if best > k {
 			return false
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)] <= k
 }
