@@ -18,10 +18,15 @@
 //			},
 //		}},
 //		Handler: func(ctx context.Context, args map[string]any, call toolreg.CallContext) (string, error) {
-//			return fmt.Sprint(args["a"].(float64) + args["b"].(float64)), nil
+//			a, okA := args["a"].(float64) // a model may send "1": check, never assert blindly
+//			b, okB := args["b"].(float64)
+//			if !okA || !okB {
+//				return "", errors.New("a and b must be numbers")
+//			}
+//			return strconv.FormatFloat(a+b, 'g', -1, 64), nil
 //		},
 //	}, "math")
-//	defs := reg.Definitions(toolreg.Access{})                                       // offer to the model
+//	tools := reg.DefinitionsJSON(toolreg.Access{})                                       // the request's "tools"
 //	out := reg.ExecuteJSON(ctx, "add", `{"a":1,"b":2}`, toolreg.CallContext{SessionID: "s1"}) // "3"
 //
 // # Registering
@@ -47,7 +52,7 @@
 // to the [ExecutionGuard] installed with [Registry.SetExecutionGuard], which
 // allows, denies, or asks for confirmation by wrapping
 // [ErrConfirmationRequired]. Without a guard every call is allowed, unless
-// the registry was built [WithFailClosed].
+// the registry was built [WithFailClosed]. [ChainGuards] composes guards.
 //
 // # Groups and access
 //
@@ -63,16 +68,42 @@
 // # Events
 //
 // [Registry.Subscribe] receives a "start" and an "end" [ExecuteEvent] for
-// every call, refusals and unknown names included. Arguments marked
-// "x-sensitive": true in the schema read "[redacted]" there; no log line
-// carries argument values. [Registry.OnChange] and [Registry.Version] report
-// changes of the tool set.
+// every call, refusals and unknown names included. Their arguments are a
+// deep copy in which values marked "x-sensitive": true in the schema read
+// "[redacted]", wherever the mark sits; no log line carries argument values.
+// [Registry.OnChange] and [Registry.Version] report changes of the tool set.
+//
+// # Limits
+//
+// Everything the registry takes from a model, a caller or a schema is
+// bounded, so no input makes it slow, large or crash:
+//
+//   - arguments: at most [MaxArgumentDepth] levels and [MaxArgumentValues]
+//     values (a value that contains itself is refused), and at most
+//     [DefaultMaxArgumentBytes] of raw JSON ([WithMaxArgumentBytes]); NaN,
+//     infinities and values with no JSON form are refused;
+//   - numbers: [Registry.ExecuteJSON] decodes float64, and refuses an integer
+//     that float64 would round, telling the model to pass it as a string,
+//     unless the tool asked for json.Number ([RegisteredTool.UseNumber],
+//     [WithUseNumber]);
+//   - schemas: depth, size and encoded bytes per [SchemaLimits]
+//     ([WithSchemaLimits]), and no $ref cycle that never descends;
+//   - messages: every message the registry writes, a tool's error text
+//     included, is at most [MaxMessageBytes] and quotes only a short prefix
+//     of any value; every result fits [WithMaxResultBytes] after JSON
+//     encoding;
+//   - abandoned handlers: at most [DefaultMaxAbandoned] calls per tool may
+//     still run after their timeout ([WithMaxAbandoned]); beyond that, new
+//     calls fail at once with code "timeout". [Registry.Stats] counts them.
 //
 // # Concurrency
 //
 // Every method is safe for concurrent use. Lookups read an immutable
 // snapshot without locking; registration takes one mutex. No lock is held
-// while handlers, guards or listeners run, so a guard may block for minutes
-// while a human decides without stalling the registry. Panics in handlers,
-// guards and listeners are recovered and logged.
+// while handlers, guards, layers or listeners run, so a guard may block for
+// minutes while a human decides without stalling the registry. A handler
+// runs on a goroutine of its own unless its tool is [RegisteredTool.Inline]:
+// a handler that ignores its context, hangs, panics or calls runtime.Goexit
+// cannot hold or end the caller. Panics anywhere in user code are recovered
+// and logged.
 package toolreg

@@ -3,6 +3,7 @@ package toolreg_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -209,17 +210,57 @@ func TestNoLogLineCarriesArgumentValues(t *testing.T) {
 		return "", nil
 	}
 	mustRegister(t, r, slow, "p")
+	panicking := newTool("panicking", "", props)
+	panicking.Handler = func(_ context.Context, args map[string]any, _ toolreg.CallContext) (string, error) {
+		panic(fmt.Sprintf("cannot handle %v", args["q"]))
+	}
+	mustRegister(t, r, panicking, "p")
 	denying := toolreg.New(toolreg.WithLogger(logger), toolreg.WithFailClosed())
 	mustRegister(t, denying, restricted, "p")
 
 	args := map[string]any{"q": "SECRET-VALUE"}
-	for _, name := range []string{"ok_tool", "restricted", "slow", "missing"} {
+	for _, name := range []string{"ok_tool", "restricted", "slow", "panicking", "missing"} {
 		r.Execute(context.Background(), name, args, toolreg.CallContext{})
 	}
 	denying.Execute(context.Background(), "restricted", args, toolreg.CallContext{})
 	r.ExecuteJSON(context.Background(), "ok_tool", `{"q":"SECRET-VALUE"`, toolreg.CallContext{})
 	close(done)
+	require.Eventually(t, func() bool { return r.Stats().LateResults == 1 }, 5*time.Second, time.Millisecond,
+		"the slow call's late result has been logged")
 
-	assert.NotEmpty(t, logs.String())
+	assert.Contains(t, logs.String(), "recovered panic in handler")
+	assert.Contains(t, logs.String(), "late results dropped")
+	assert.Contains(t, logs.String(), "restricted tool executed")
 	assert.NotContains(t, logs.String(), "SECRET-VALUE")
+}
+
+func TestPanicValuesAreLoggedShortAndRedactedUnlessAsked(t *testing.T) {
+	long := "boom " + strings.Repeat("x", 1000)
+	tests := []struct {
+		name       string
+		opts       []toolreg.Option
+		wantFull   bool
+		wantSecret bool
+	}{
+		{"by default", nil, false, false},
+		{"with WithPanicValues", []toolreg.Option{toolreg.WithPanicValues()}, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			logger, logs := executeLogger(slog.LevelDebug)
+			r := toolreg.New(append(tc.opts, toolreg.WithLogger(logger))...)
+			tool := newTool("crash", "", map[string]any{"pin": map[string]any{"type": "string", "x-sensitive": true}})
+			tool.Handler = func(_ context.Context, args map[string]any, _ toolreg.CallContext) (string, error) {
+				panic(fmt.Errorf("pin %v rejected: %s", args["pin"], long))
+			}
+			mustRegister(t, r, tool, "p")
+			r.Execute(context.Background(), "crash", map[string]any{"pin": "4711"}, toolreg.CallContext{})
+			out := logs.String()
+			assert.Contains(t, out, "panic_type=*errors.errorString")
+			assert.Contains(t, out, "stack=")
+			assert.Contains(t, out, "pin [redacted] rejected")
+			assert.NotContains(t, out, "4711")
+			assert.Equal(t, tc.wantFull, strings.Contains(out, strings.Repeat("x", 900)))
+		})
+	}
 }
