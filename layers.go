@@ -3,6 +3,7 @@ package toolreg
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"hash"
 	"slices"
 )
 
@@ -59,9 +60,6 @@ func (l *setLayer) Admit(t ToolInfo) Verdict {
 func AllowList(name string, tools []string) Layer {
 	l := newSetLayer(name, tools, true, "not in the "+name+" list")
 	l.all = tools == nil
-	if l.all {
-		l.key = contentKey("allow-all", name, nil)
-	}
 	return l
 }
 
@@ -81,29 +79,66 @@ func newSetLayer(name string, tools []string, allow bool, reason string) *setLay
 	if allow {
 		kind = "allow"
 	}
-	return &setLayer{name: name, tools: set, allow: allow, reason: reason, key: contentKey(kind, name, tools)}
+	var k keyBuilder
+	return &setLayer{name: name, tools: set, allow: allow, reason: reason, key: k.str(kind).str(name).set(tools).sum()}
 }
 
-// contentKey digests a layer's kind, name and items (as a set: order and
-// repeats do not matter) into a fixed-size key. Every part is
-// length-prefixed, so different contents never share an encoding.
-func contentKey(kind, name string, items []string, more ...[]string) string {
-	h := sha256.New()
-	var buf []byte
-	put := func(s string) {
-		buf = binary.AppendUvarint(buf[:0], uint64(len(s)))
-		h.Write(buf)
-		h.Write([]byte(s))
+// keyBuilder digests a layer's content into a fixed-size key. Every part is
+// length-prefixed, so different contents never share an encoding; sets are
+// sorted and deduplicated, and a nil set differs from an empty one.
+type keyBuilder struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func (k *keyBuilder) write(b []byte) {
+	if k.h == nil {
+		k.h = sha256.New()
 	}
-	put(kind)
-	put(name)
-	for _, list := range append([][]string{items}, more...) {
-		sorted := slices.Compact(slices.Sorted(slices.Values(list)))
-		buf = binary.AppendUvarint(buf[:0], uint64(len(sorted)))
-		h.Write(buf)
-		for _, s := range sorted {
-			put(s)
-		}
+	k.h.Write(b)
+}
+
+func (k *keyBuilder) uvarint(n uint64) {
+	k.buf = binary.AppendUvarint(k.buf[:0], n)
+	k.write(k.buf)
+}
+
+func (k *keyBuilder) str(s string) *keyBuilder {
+	k.uvarint(uint64(len(s)))
+	k.write([]byte(s))
+	return k
+}
+
+func (k *keyBuilder) flag(b bool) *keyBuilder {
+	if b {
+		return k.str("1")
 	}
-	return string(h.Sum(nil))
+	return k.str("0")
+}
+
+func (k *keyBuilder) set(items []string) *keyBuilder {
+	if items == nil {
+		return k.str("nil")
+	}
+	sorted := slices.Compact(slices.Sorted(slices.Values(items)))
+	k.str("set").uvarint(uint64(len(sorted)))
+	for _, s := range sorted {
+		k.str(s)
+	}
+	return k
+}
+
+func (k *keyBuilder) pairs(m map[string]string) *keyBuilder {
+	k.uvarint(uint64(len(m)))
+	for _, key := range sortedKeys(m) {
+		k.str(key).str(m[key])
+	}
+	return k
+}
+
+func (k *keyBuilder) sum() string {
+	if k.h == nil {
+		k.h = sha256.New()
+	}
+	return string(k.h.Sum(nil))
 }

@@ -133,6 +133,7 @@ type Registry struct {
 	mu     sync.RWMutex // guards tools and groups; version changes with them
 	tools  map[string]*entry
 	groups map[string]*groupEntry
+	packs  map[string]*packEntry
 
 	version atomic.Uint64
 	snap    atomic.Pointer[snapshot]
@@ -162,7 +163,7 @@ func New(opts ...Option) *Registry {
 			o(&cfg)
 		}
 	}
-	return &Registry{cfg: cfg, tools: map[string]*entry{}, groups: map[string]*groupEntry{}}
+	return &Registry{cfg: cfg, tools: map[string]*entry{}, groups: map[string]*groupEntry{}, packs: map[string]*packEntry{}}
 }
 
 // Register adds t under pluginName and returns a func that removes this very
@@ -185,7 +186,10 @@ func (r *Registry) Register(t RegisteredTool, pluginName string) (unregister fun
 // Reserve declares a tool that has no executor yet: [Registry.All] lists it
 // with Reserved set, but it is never offered, Has reports false, and Execute
 // answers "not_available". Registering a handler under the same name later
-// replaces it. Checks and the returned func are as for [Registry.Register].
+// promotes it, even [WithRejectDuplicates]; the func Reserve returned is
+// then a no-op. Reserve over a tool that has a handler fails with
+// [ErrDuplicate]: it never takes an executor away. Checks are as for
+// [Registry.Register]; Handler is not needed.
 func (r *Registry) Reserve(d Definition, pluginName string) (unregister func(), err error) {
 	return r.add(RegisteredTool{Definition: d}, pluginName, true)
 }
@@ -200,10 +204,9 @@ func (r *Registry) add(t RegisteredTool, pluginName string, reserved bool) (func
 	name := e.name()
 	r.mu.Lock()
 	old := r.tools[name]
-	if old != nil && r.cfg.rejectDuplicate {
+	if err := r.conflict(old, reserved); err != nil {
 		r.mu.Unlock()
-		return noop, &RegisterError{Name: name, Plugin: pluginName, Problems: []error{
-			problemf(ErrDuplicate, "name already registered by plugin %q", old.tool.PluginName)}}
+		return noop, &RegisterError{Name: name, Plugin: pluginName, Problems: []error{err}}
 	}
 	r.tools[name] = e
 	if old != nil {
@@ -212,11 +215,28 @@ func (r *Registry) add(t RegisteredTool, pluginName string, reserved bool) (func
 	r.names.add(e)
 	r.version.Add(1)
 	r.mu.Unlock()
-	if old != nil {
-		r.cfg.logger.Warn("toolreg: tool replaced", "tool", name, "old_plugin", old.tool.PluginName, "plugin", pluginName)
+	if old != nil && !(old.reserved && !reserved) {
+		r.logAt(context.Background(), slog.LevelWarn, "toolreg: tool replaced", "tool", name, "old_plugin", old.tool.PluginName, "plugin", pluginName)
 	}
 	r.changed()
 	return func() { r.remove(name, e) }, nil
+}
+
+// conflict decides whether a new registration may take the place of old:
+// registering a handler under a reserved name promotes it (even with
+// WithRejectDuplicates), Reserve never takes a working tool's executor
+// away, and otherwise a taken name is replaced unless duplicates are
+// rejected.
+func (r *Registry) conflict(old *entry, reserving bool) error {
+	switch {
+	case old == nil, old.reserved && !reserving:
+		return nil
+	case !old.reserved && reserving:
+		return problemf(ErrDuplicate, "the name has an executor (plugin %s); Reserve would take it away", quote(old.tool.PluginName))
+	case r.cfg.rejectDuplicate:
+		return problemf(ErrDuplicate, "name already registered by plugin %s", quote(old.tool.PluginName))
+	}
+	return nil
 }
 
 // prepare checks t and builds its immutable entry, or reports every problem
@@ -327,7 +347,8 @@ func (r *Registry) remove(name string, e *entry) {
 	}
 }
 
-// UnregisterByPlugin removes every tool and group that pluginName registered.
+// UnregisterByPlugin removes every tool, group and pack that pluginName
+// registered.
 // An unknown plugin changes nothing.
 func (r *Registry) UnregisterByPlugin(pluginName string) {
 	r.mu.Lock()
@@ -342,6 +363,12 @@ func (r *Registry) UnregisterByPlugin(pluginName string) {
 	for name, ge := range r.groups {
 		if ge.info.PluginName == pluginName {
 			delete(r.groups, name)
+			n++
+		}
+	}
+	for id, pe := range r.packs {
+		if pe.pack.PluginName == pluginName {
+			delete(r.packs, id)
 			n++
 		}
 	}

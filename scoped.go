@@ -6,13 +6,15 @@ import (
 	"sync"
 )
 
-// Scope registers tools and groups on behalf of one plugin: it fills
-// PluginName, can add groups to every tool, and removes everything at Close.
+// Scope registers tools, reserved tools, groups and packs on behalf of one
+// plugin: it fills PluginName, can add groups to every tool, and removes
+// everything at Close.
 //
 // A Scope may exist before any registry: registrations made while it is
-// unbound are kept and applied when [Scope.Bind] is called, and applied again
-// to each registry it is bound to later. Do not call a Scope's methods from
-// an [Registry.OnChange] hook; they hold the scope's lock while registering.
+// unbound are checked, kept, and applied when [Scope.Bind] is called, and
+// applied again to each registry it is bound to later. Do not call a Scope's
+// methods from an [Registry.OnChange] hook; they hold the scope's lock while
+// registering.
 type Scope struct {
 	groups []string // merged into every tool's own groups
 	core   *scopeCore
@@ -23,18 +25,14 @@ type scopeCore struct {
 	mu     sync.Mutex
 	plugin string
 	reg    *Registry
-	tools  []*scopedTool
-	groups []*scopedGroup
+	items  []*scoped
 }
 
-type scopedTool struct {
-	tool RegisteredTool
-	undo func()
-}
-
-type scopedGroup struct {
-	info GroupInfo
-	undo func()
+// scoped is one registration made through a scope: how to apply it to a
+// registry, and how to undo the current application.
+type scoped struct {
+	apply func(r *Registry, plugin string) (func(), error)
+	undo  func()
 }
 
 // NewScope returns an unbound scope for pluginName; see [Scope.Bind].
@@ -62,40 +60,52 @@ func (s *Scope) Bind(r *Registry) error {
 	if c.reg == r {
 		return nil
 	}
-	for _, t := range c.tools {
-		t.undo()
-	}
-	for _, g := range c.groups {
-		g.undo()
+	for _, it := range c.items {
+		it.undo()
+		it.undo = noop
 	}
 	c.reg = r
-	var errs []error
-	for _, t := range c.tools {
-		var err error
-		t.undo, err = c.apply(t.tool)
-		errs = append(errs, err)
+	if r == nil {
+		return nil
 	}
-	for _, g := range c.groups {
+	var errs []error
+	for _, it := range c.items {
 		var err error
-		g.undo, err = c.applyGroup(g.info)
-		errs = append(errs, err)
+		if it.undo, err = it.apply(r, c.plugin); err != nil {
+			it.undo = noop
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
 
-// apply registers t in the bound registry, if any; c.mu is held.
-func (c *scopeCore) apply(t RegisteredTool) (func(), error) {
-	if c.reg == nil {
-		return noop, nil
+// add applies a registration now if the scope is bound, or checks it
+// against a default registry if not, and keeps it for later bindings. The
+// returned func removes it, now and from any later binding.
+func (c *scopeCore) add(apply func(r *Registry, plugin string) (func(), error)) (func(), error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it := &scoped{apply: apply, undo: noop}
+	target := c.reg
+	if target == nil {
+		target = New() // a throwaway registry: the same checks, nothing kept
 	}
-	return c.reg.Register(t, c.plugin)
-}
-
-func (c *scopeCore) applyGroup(g GroupInfo) (func(), error) {
-	if c.reg == nil {
-		return noop, nil
+	undo, err := apply(target, c.plugin)
+	if err != nil {
+		return noop, err
 	}
-	return c.reg.RegisterGroup(g, c.plugin)
+	if c.reg != nil {
+		it.undo = undo
+	}
+	c.items = append(c.items, it)
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if i := slices.Index(c.items, it); i >= 0 {
+			c.items = slices.Delete(c.items, i, i+1)
+			it.undo()
+		}
+	}, nil
 }
 
 // Register registers t for the scope's plugin, with the scope's groups
@@ -105,56 +115,26 @@ func (c *scopeCore) applyGroup(g GroupInfo) (func(), error) {
 // from any later binding.
 func (s *Scope) Register(t RegisteredTool) (unregister func(), err error) {
 	t.Groups = appendNew(t.Groups, s.groups...)
-	c := s.core
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rec := &scopedTool{tool: t, undo: noop}
-	if c.reg == nil {
-		if _, err := New().prepare(t, c.plugin, false); err != nil {
-			return noop, err
-		}
-	} else {
-		undo, err := c.reg.Register(t, c.plugin)
-		if err != nil {
-			return noop, err
-		}
-		rec.undo = undo
-	}
-	c.tools = append(c.tools, rec)
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if i := slices.Index(c.tools, rec); i >= 0 {
-			c.tools = slices.Delete(c.tools, i, i+1)
-			rec.undo()
-		}
-	}, nil
+	return s.core.add(func(r *Registry, plugin string) (func(), error) { return r.Register(t, plugin) })
 }
 
-// RegisterGroup records g for the scope's plugin, now if bound and at every
-// [Scope.Bind]. When bound, it fails as [Registry.RegisterGroup] does; when
-// unbound, an invalid name fails now. The returned func removes it.
+// Reserve declares a tool without an executor for the scope's plugin, as
+// [Registry.Reserve] does, now if bound and at every [Scope.Bind].
+func (s *Scope) Reserve(d Definition) (unregister func(), err error) {
+	return s.core.add(func(r *Registry, plugin string) (func(), error) { return r.Reserve(d, plugin) })
+}
+
+// RegisterGroup records g for the scope's plugin, as [Registry.RegisterGroup]
+// does, now if bound and at every [Scope.Bind].
 func (s *Scope) RegisterGroup(g GroupInfo) (unregister func(), err error) {
-	c := s.core
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rec := &scopedGroup{info: g, undo: noop}
-	if c.reg == nil {
-		if _, err := New().RegisterGroup(g, c.plugin); err != nil {
-			return noop, err
-		}
-	} else if rec.undo, err = c.applyGroup(g); err != nil {
-		return noop, err
-	}
-	c.groups = append(c.groups, rec)
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if i := slices.Index(c.groups, rec); i >= 0 {
-			c.groups = slices.Delete(c.groups, i, i+1)
-			rec.undo()
-		}
-	}, nil
+	return s.core.add(func(r *Registry, plugin string) (func(), error) { return r.RegisterGroup(g, plugin) })
+}
+
+// RegisterPack records p for the scope's plugin, as [Registry.RegisterPack]
+// does, now if bound and at every [Scope.Bind].
+func (s *Scope) RegisterPack(p Pack) (unregister func(), err error) {
+	p = clonePack(p)
+	return s.core.add(func(r *Registry, plugin string) (func(), error) { return r.RegisterPack(p, plugin) })
 }
 
 // WithGroups returns a scope of the same plugin whose Register appends groups
@@ -174,5 +154,5 @@ func (s *Scope) Close() {
 	if c.reg != nil {
 		c.reg.UnregisterByPlugin(c.plugin)
 	}
-	c.tools, c.groups = nil, nil
+	c.items = nil
 }
