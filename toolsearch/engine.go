@@ -1,0 +1,198 @@
+package toolsearch
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/toolreg/toolreg"
+)
+
+// field is a part of a tool definition that the ranking weighs on its own.
+type field int
+
+const (
+	fieldName field = iota
+	fieldDescription
+	fieldParamNames
+	fieldParamDescriptions
+	numFields
+)
+
+// maxFieldBytes bounds the text of one field that is indexed: a tool with a
+// 1 MB description costs no more than one with 8 KiB.
+const maxFieldBytes = 8 << 10
+
+// posting says how often a term occurs in each field of one document.
+type posting struct {
+	doc int32
+	tf  [numFields]uint16
+}
+
+// term is one entry of the vocabulary with the documents that hold it.
+type term struct {
+	text     string
+	postings []posting
+}
+
+// doc is one indexed tool.
+type doc struct {
+	name  string
+	def   toolreg.Definition // the registry's copy; read-only
+	hash  contentHash
+	lens  [numFields]int32
+	terms []*term // distinct terms, to remove the document again
+	vec   []float32
+	live  bool
+}
+
+// engine is the inverted index and the statistics the ranking needs. It is
+// not safe for concurrent use; [Index] guards it.
+type engine struct {
+	docs   []doc
+	free   []int32 // ids of removed documents, reused first
+	byName map[string]int32
+	vocab  map[string]*term
+	typos  *typoIndex
+	sorted []string // vocabulary in order, for prefix expansion
+	dirty  bool     // sorted is stale
+	live   int
+	sums   [numFields]int64 // total length of each field over live documents
+}
+
+func newEngine() *engine {
+	return &engine{byName: map[string]int32{}, vocab: map[string]*term{}, typos: newTypoIndex()}
+}
+
+// docText returns the terms of each field of d.
+func docText(d toolreg.Definition) [numFields][]string {
+	var out [numFields][]string
+	fn := d.Function
+	out[fieldName] = appendTerms(nil, fn.Name)
+	out[fieldDescription] = appendTerms(nil, clip(fn.Description))
+	names := make([]string, 0, len(fn.Parameters.Properties))
+	for name := range fn.Parameters.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var pn, pd strings.Builder
+	for _, name := range names {
+		pn.WriteString(name)
+		pn.WriteByte(' ')
+		if schema, ok := fn.Parameters.Properties[name].(map[string]any); ok {
+			if s, ok := schema["description"].(string); ok {
+				pd.WriteString(s)
+				pd.WriteByte(' ')
+			}
+		}
+	}
+	out[fieldParamNames] = appendTerms(nil, clip(pn.String()))
+	out[fieldParamDescriptions] = appendTerms(nil, clip(pd.String()))
+	return out
+}
+
+// clip cuts s to maxFieldBytes.
+func clip(s string) string {
+	if len(s) > maxFieldBytes {
+		return s[:maxFieldBytes]
+	}
+	return s
+}
+
+// add indexes def under its name, which must not be indexed yet, and
+// returns its id.
+func (e *engine) add(def toolreg.Definition, h contentHash) int32 {
+	var id int32
+	if n := len(e.free); n > 0 {
+		id = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		id = int32(len(e.docs))
+		e.docs = append(e.docs, doc{})
+	}
+	d := doc{name: def.Function.Name, def: def, hash: h, live: true}
+	counts := map[string]*posting{}
+	var order []string
+	for f, terms := range docText(def) {
+		d.lens[f] = int32(len(terms))
+		e.sums[f] += int64(len(terms))
+		for _, t := range terms {
+			p := counts[t]
+			if p == nil {
+				p = &posting{doc: id}
+				counts[t] = p
+				order = append(order, t)
+			}
+			if p.tf[f] < 1<<16-1 {
+				p.tf[f]++
+			}
+		}
+	}
+	d.terms = make([]*term, 0, len(order))
+	for _, text := range order {
+		t := e.vocab[text]
+		if t == nil {
+			t = &term{text: text}
+			e.vocab[text] = t
+			e.typos.add(t)
+			e.dirty = true
+		}
+		t.postings = append(t.postings, *counts[text])
+		d.terms = append(d.terms, t)
+	}
+	e.docs[id] = d
+	e.byName[d.name] = id
+	e.live++
+	return id
+}
+
+// remove drops document id from the index. Its vector is returned so that a
+// caller may keep it for an identical definition.
+func (e *engine) remove(id int32) []float32 {
+	d := &e.docs[id]
+	for _, t := range d.terms {
+		for i, p := range t.postings {
+			if p.doc == id {
+				t.postings[i] = t.postings[len(t.postings)-1]
+				t.postings = t.postings[:len(t.postings)-1]
+				break
+			}
+		}
+		if len(t.postings) == 0 {
+			delete(e.vocab, t.text)
+			e.typos.remove(t)
+			e.dirty = true
+		}
+	}
+	for f := range d.lens {
+		e.sums[f] -= int64(d.lens[f])
+	}
+	vec := d.vec
+	delete(e.byName, d.name)
+	*d = doc{}
+	e.free = append(e.free, id)
+	e.live--
+	return vec
+}
+
+// sortVocabulary brings the sorted vocabulary up to date.
+func (e *engine) sortVocabulary() {
+	if !e.dirty {
+		return
+	}
+	e.sorted = e.sorted[:0]
+	for text := range e.vocab {
+		e.sorted = append(e.sorted, text)
+	}
+	slices.Sort(e.sorted)
+	e.dirty = false
+}
+
+// withPrefix calls fn with each term that starts with p and is longer.
+func (e *engine) withPrefix(p string, fn func(*term)) {
+	i, _ := slices.BinarySearch(e.sorted, p)
+	for ; i < len(e.sorted) && strings.HasPrefix(e.sorted[i], p); i++ {
+		if e.sorted[i] != p {
+			fn(e.vocab[e.sorted[i]])
+		}
+	}
+}

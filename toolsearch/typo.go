@@ -1,0 +1,173 @@
+package toolsearch
+
+import (
+	"hash/maphash"
+	"unicode/utf8"
+)
+
+// A typo index finds the terms of the vocabulary within a small edit
+// distance of a misspelled query term, without scanning the vocabulary.
+//
+// It stores, for every term of at least minTypoRunes runes, the hashes of
+// the term with one rune deleted (symmetric deletion): two words one
+// substitution, insertion, deletion or adjacent swap apart share such a
+// deletion, or one is a deletion of the other. A query term is expanded
+// with the deletions of its own; every candidate is then checked with the
+// true distance, so hash collisions only cost a comparison.
+type typoIndex struct {
+	seed    maphash.Seed
+	deletes map[uint64][]*term
+}
+
+// minTypoRunes is the shortest term that typo tolerance applies to: in
+// shorter words one edit changes the meaning ("get", "set", "pet").
+const minTypoRunes = 4
+
+func newTypoIndex() *typoIndex {
+	return &typoIndex{seed: maphash.MakeSeed(), deletes: map[uint64][]*term{}}
+}
+
+// add records the one-rune deletions of t.
+func (x *typoIndex) add(t *term) {
+	if utf8.RuneCountInString(t.text) < minTypoRunes {
+		return
+	}
+	forDeletions(t.text, func(prefix, suffix string) {
+		h := x.hash(prefix, suffix)
+		x.deletes[h] = append(x.deletes[h], t)
+	})
+}
+
+// remove forgets the deletions of t.
+func (x *typoIndex) remove(t *term) {
+	if utf8.RuneCountInString(t.text) < minTypoRunes {
+		return
+	}
+	forDeletions(t.text, func(prefix, suffix string) {
+		h := x.hash(prefix, suffix)
+		list := x.deletes[h]
+		for i, u := range list {
+			if u == t {
+				list[i] = list[len(list)-1]
+				list = list[:len(list)-1]
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(x.deletes, h)
+		} else {
+			x.deletes[h] = list
+		}
+	})
+}
+
+// hash is the hash of prefix+suffix, computed without joining them.
+func (x *typoIndex) hash(prefix, suffix string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(x.seed)
+	h.WriteString(prefix)
+	h.WriteString(suffix)
+	return h.Sum64()
+}
+
+// forDeletions calls fn with each way of deleting one rune of s, as the
+// parts before and after the deleted rune.
+func forDeletions(s string, fn func(prefix, suffix string)) {
+	for i := 0; i < len(s); {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		fn(s[:i], s[i+size:])
+		i += size
+	}
+}
+
+// maxEdits is the number of typos tolerated in a word of n runes: one from
+// minTypoRunes, two from eight.
+func maxEdits(n int) int {
+	switch {
+	case n < minTypoRunes:
+		return 0
+	case n < 8:
+		return 1
+	}
+	return 2
+}
+
+// lookup calls fn with each distinct term within maxEdits of q (q itself
+// excluded) and its distance. vocab finds a term by its exact text.
+func (x *typoIndex) lookup(q string, vocab func(string) *term, fn func(t *term, dist int)) {
+	n := utf8.RuneCountInString(q)
+	limit := maxEdits(n)
+	if limit == 0 {
+		return
+	}
+	seen := map[*term]bool{}
+	check := func(t *term) {
+		if t == nil || seen[t] || t.text == q {
+			return
+		}
+		seen[t] = true
+		if d := editDistance(q, t.text, limit); d <= limit {
+			fn(t, d)
+		}
+	}
+	probe := func(prefix, suffix string) {
+		for _, t := range x.deletes[x.hash(prefix, suffix)] {
+			check(t)
+		}
+	}
+	// q with a rune deleted may be a term (q has an extra rune), or share a
+	// deletion with one (a substitution or a swap); q itself may be a
+	// deletion of a term (q lacks a rune).
+	probe(q, "")
+	forDeletions(q, func(prefix, suffix string) {
+		d1 := prefix + suffix
+		check(vocab(d1))
+		probe(d1, "")
+		if limit < 2 {
+			return
+		}
+		forDeletions(d1, func(p2, s2 string) {
+			d2 := p2 + s2
+			check(vocab(d2))
+			probe(d2, "")
+		})
+	})
+}
+
+// editDistance returns the optimal string alignment distance between a and
+// b (insertions, deletions, substitutions and swaps of adjacent runes), or
+// limit+1 as soon as it is known to exceed limit.
+func editDistance(a, b string, limit int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > limit || -d > limit {
+		return limit + 1
+	}
+	// Three rows of the dynamic programme: two back for swaps.
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			best = min(best, v)
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
