@@ -42,6 +42,8 @@ type doc struct {
 	lens  [numFields]int32
 	terms []*term // distinct terms, to remove the document again
 	vec   []float32
+	noVec bool   // the embedder gave no usable vector for this definition
+	mark  uint64 // the last sync that saw the tool
 	live  bool
 }
 
