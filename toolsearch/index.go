@@ -142,7 +142,7 @@ func find(defs []toolreg.Definition, name string) (toolreg.Definition, bool) {
 
 // lexical returns the best n tools of allowed by the BM25F ranking.
 func (ix *Index) lexical(allowed []toolreg.Definition, query string, n int) []Match {
-	terms := appendTerms(nil, query)
+	terms := queryTerms(query)
 	if len(terms) == 0 || len(allowed) == 0 {
 		return nil
 	}

@@ -82,3 +82,5 @@ func names(ms []toolsearch.Match) []string {
 	}
 	return out
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

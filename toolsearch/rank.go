@@ -61,10 +61,11 @@ type rankConfig struct {
 }
 
 // expand reads the terms of a query against the vocabulary.
-func (e *engine) expand(terms []string, rc *rankConfig) []group {
+func (e *engine) expand(terms []queryTerm, rc *rankConfig) []group {
 	var groups []group
 	seen := map[string]bool{}
-	for _, q := range terms {
+	for _, qt := range terms {
+		q := qt.text
 		if seen[q] {
 			continue
 		}
@@ -99,7 +100,7 @@ func (e *engine) expand(terms []string, rc *rankConfig) []group {
 			}
 		}
 		if exact == nil && rc.typos {
-			for _, c := range e.typoCandidates(q) {
+			for _, c := range e.typoCandidates(q, qt.typed) {
 				add(c.weight, false, c.t)
 			}
 		}
@@ -122,10 +123,10 @@ type weighted struct {
 }
 
 // typoCandidates returns up to maxTypoTerms terms near q, nearest and most
-// common first.
-func (e *engine) typoCandidates(q string) []weighted {
+// common first; typed is the length of the word q was read from.
+func (e *engine) typoCandidates(q string, typed int) []weighted {
 	var out []weighted
-	e.typos.lookup(q, func(s string) *term { return e.vocab[s] }, func(t *term, dist int) {
+	e.typos.lookup(q, typed, func(s string) *term { return e.vocab[s] }, func(t *term, dist int) {
 		w := weightTypo1
 		if dist > 1 {
 			w = weightTypo2

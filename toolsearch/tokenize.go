@@ -22,10 +22,32 @@ const maxTokenBytes = 48
 // dropped. The same function reads tool definitions and queries, so both
 // sides always agree.
 func appendTerms(dst []string, s string) []string {
+	eachTerm(s, func(t string, _ int) { dst = append(dst, t) })
+	return dst
+}
+
+// queryTerm is a term of a query and the length, in runes, of what was
+// typed for it: typo tolerance goes by the latter, as stemming may have
+// shortened the word ("isue" is stemmed to "isu", one edit from "issu").
+type queryTerm struct {
+	text  string
+	typed int
+}
+
+// queryTerms returns the terms of a query, as [appendTerms] reads them.
+func queryTerms(s string) []queryTerm {
+	var out []queryTerm
+	eachTerm(s, func(t string, typed int) { out = append(out, queryTerm{t, typed}) })
+	return out
+}
+
+// eachTerm calls fn with each term of s and the number of runes it was
+// made from.
+func eachTerm(s string, fn func(term string, typed int)) {
 	var word []rune
 	flush := func() {
 		if len(word) > 0 {
-			dst = appendWord(dst, word)
+			eachPart(word, fn)
 			word = word[:0]
 		}
 	}
@@ -39,24 +61,22 @@ func appendTerms(dst []string, s string) []string {
 		word = append(word, r)
 	}
 	flush()
-	return dst
 }
 
-// appendWord appends the terms of one word (letters and digits only).
-func appendWord(dst []string, word []rune) []string {
+// eachPart calls fn with the terms of one word (letters and digits only).
+func eachPart(word []rune, fn func(term string, typed int)) {
 	start, parts := 0, 0
 	for i := 1; i <= len(word); i++ {
 		if i < len(word) && !boundary(word, i) {
 			continue
 		}
-		dst = appendTerm(dst, string(word[start:i]))
+		emitTerm(word[start:i], fn)
 		start = i
 		parts++
 	}
 	if parts > 1 {
-		dst = appendTerm(dst, string(word))
+		emitTerm(word, fn)
 	}
-	return dst
 }
 
 // boundary reports whether a new part of a word starts at word[i]: after a
@@ -76,17 +96,17 @@ func boundary(word []rune, i int) bool {
 	return false
 }
 
-// appendTerm lower-cases and stems one part and appends it unless it is a
-// stop word or too long to be a word.
-func appendTerm(dst []string, part string) []string {
+// emitTerm lower-cases and stems one part and passes it to fn unless it
+// is a stop word or too long to be a word.
+func emitTerm(part []rune, fn func(term string, typed int)) {
 	if len(part) > maxTokenBytes {
-		return dst
+		return
 	}
-	t := strings.ToLower(part)
-	if stopWords[t] {
-		return dst
+	t := strings.ToLower(string(part))
+	if len(t) > maxTokenBytes || stopWords[t] {
+		return
 	}
-	return append(dst, stem(t))
+	fn(stem(t), len(part))
 }
 
 // stopWords are words that say nothing about what a tool does. Queries are

@@ -8,7 +8,8 @@ import (
 // A typo index finds the terms of the vocabulary within a small edit
 // distance of a misspelled query term, without scanning the vocabulary.
 //
-// It stores, for every term of at least minTypoRunes runes, the hashes of
+// It stores, for every term of at least minTypoRunes-1 runes (a stem may
+// be a rune shorter than the word typed), the hashes of
 // the term with one rune deleted (symmetric deletion): two words one
 // substitution, insertion, deletion or adjacent swap apart share such a
 // deletion, or one is a deletion of the other. A query term is expanded
@@ -29,7 +30,7 @@ func newTypoIndex() *typoIndex {
 
 // add records the one-rune deletions of t.
 func (x *typoIndex) add(t *term) {
-	if utf8.RuneCountInString(t.text) < minTypoRunes {
+	if utf8.RuneCountInString(t.text) < minTypoRunes-1 {
 		return
 	}
 	forDeletions(t.text, func(prefix, suffix string) {
@@ -40,7 +41,7 @@ func (x *typoIndex) add(t *term) {
 
 // remove forgets the deletions of t.
 func (x *typoIndex) remove(t *term) {
-	if utf8.RuneCountInString(t.text) < minTypoRunes {
+	if utf8.RuneCountInString(t.text) < minTypoRunes-1 {
 		return
 	}
 	forDeletions(t.text, func(prefix, suffix string) {
@@ -92,12 +93,12 @@ func maxEdits(n int) int {
 	return 2
 }
 
-// lookup calls fn with each distinct term within maxEdits of q (q itself
-// excluded) and its distance. vocab finds a term by its exact text.
-func (x *typoIndex) lookup(q string, vocab func(string) *term, fn func(t *term, dist int)) {
-	n := utf8.RuneCountInString(q)
-	limit := maxEdits(n)
-	if limit == 0 {
+// lookup calls fn with each distinct term within maxEdits(typed) of q (q
+// itself excluded) and its distance; typed is the length of the word that
+// q is the stem of. vocab finds a term by its exact text.
+func (x *typoIndex) lookup(q string, typed int, vocab func(string) *term, fn func(t *term, dist int)) {
+	limit := maxEdits(typed)
+	if limit == 0 || utf8.RuneCountInString(q) < minTypoRunes-1 {
 		return
 	}
 	seen := map[*term]bool{}
