@@ -99,33 +99,31 @@ func (ix *Index) handle(ctx context.Context, args map[string]any, call toolreg.C
 
 // limitArg reads the optional limit as the registry may pass it: a JSON
 // number decoded as float64 or json.Number, or a Go integer. Absent or null
-// means the default (0).
+// means the default (0). A whole number too large for an int is the
+// maximum, as the search caps the limit anyway.
 func limitArg(v any) (int, error) {
 	bad := errors.New("toolsearch: limit must be a positive integer")
+	var f float64
 	switch n := v.(type) {
 	case nil:
 		return 0, nil
 	case float64:
-		if n != math.Trunc(n) || n < 1 {
-			return 0, bad
-		}
-		return int(min(n, math.MaxInt32)), nil
+		f = n
 	case json.Number:
-		i, err := strconv.ParseInt(string(n), 10, 64)
-		if err != nil || i < 1 {
+		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+			f = float64(i)
+		} else if f, err = strconv.ParseFloat(string(n), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
 			return 0, bad
 		}
-		return int(min(i, math.MaxInt32)), nil
 	case int:
-		if n < 1 {
-			return 0, bad
-		}
-		return n, nil
+		f = float64(n)
 	case int64:
-		if n < 1 {
-			return 0, bad
-		}
-		return int(min(n, math.MaxInt32)), nil
+		f = float64(n)
+	default:
+		return 0, bad
 	}
-	return 0, bad
+	if f != math.Trunc(f) || f < 1 { // NaN fails the first test
+		return 0, bad
+	}
+	return int(min(f, math.MaxInt32)), nil
 }
