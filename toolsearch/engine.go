@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -22,10 +23,16 @@ const (
 // 1 MB description costs no more than one with 8 KiB.
 const maxFieldBytes = 8 << 10
 
-// posting says how often a term occurs in each field of one document.
+// posting says how often a term occurs in each field of one document, and
+// what that weighs in the ranking.
 type posting struct {
 	doc int32
 	tf  [numFields]uint16
+	// sat is the BM25F weight of the term in the document before idf: the
+	// field-weighted, length-normalized term frequency tfw, saturated as
+	// tfw(k1+1)/(k1+tfw). It is computed when the document is indexed, so a
+	// search only multiplies and adds.
+	sat float32
 }
 
 // term is one entry of the vocabulary with the documents that hold it.
@@ -50,19 +57,79 @@ type doc struct {
 // engine is the inverted index and the statistics the ranking needs. It is
 // not safe for concurrent use; [Index] guards it.
 type engine struct {
-	docs   []doc
+	docs []doc
+	// names and nameLens repeat docs[i].name and docs[i].lens[fieldName]
+	// in dense arrays: a search reads them for every matching document,
+	// and the doc structs are large.
+	names    []string
+	nameLens []int32
 	free   []int32 // ids of removed documents, reused first
 	byName map[string]int32
 	vocab  map[string]*term
 	typos  *typoIndex
 	sorted []string // vocabulary in order, for prefix expansion
-	dirty  bool     // sorted is stale
+	// added and removed list the terms that entered or left the vocabulary
+	// since sorted was last brought up to date.
+	added, removed []string
 	live   int
 	sums   [numFields]int64 // total length of each field over live documents
+
+	weights [numFields]float64
+	// avg is the average length of each field that sat was computed with.
+	// It follows the true average only when that drifts by more than
+	// avgDrift, so that a change of one tool does not recompute them all.
+	avg [numFields]float64
 }
 
-func newEngine() *engine {
-	return &engine{byName: map[string]int32{}, vocab: map[string]*term{}, typos: newTypoIndex()}
+// avgDrift is how far the average field lengths may move before every
+// posting's weight is computed again (10%).
+const avgDrift = 0.1
+
+func newEngine(weights [numFields]float64) *engine {
+	return &engine{byName: map[string]int32{}, vocab: map[string]*term{}, typos: newTypoIndex(), weights: weights}
+}
+
+// sat computes p.sat for a document with field lengths lens.
+func (e *engine) sat(p *posting, lens *[numFields]int32) float32 {
+	tfw := 0.0
+	for f, c := range p.tf {
+		if c == 0 || e.weights[f] == 0 {
+			continue
+		}
+		norm := 1.0
+		if e.avg[f] > 0 {
+			norm = 1 - fieldB[f] + fieldB[f]*float64(lens[f])/e.avg[f]
+		}
+		tfw += e.weights[f] * float64(c) / norm
+	}
+	return float32(tfw * (k1 + 1) / (k1 + tfw))
+}
+
+// finish brings the derived state up to date after documents were added or
+// removed: the sorted vocabulary, and the postings' weights when the
+// average field lengths drifted.
+func (e *engine) finish() {
+	e.sortVocabulary()
+	var cur [numFields]float64
+	drift := false
+	for f := range cur {
+		if e.live > 0 {
+			cur[f] = float64(e.sums[f]) / float64(e.live)
+		}
+		if cur[f] != e.avg[f] && (e.avg[f] == 0 || math.Abs(cur[f]-e.avg[f]) > avgDrift*e.avg[f]) {
+			drift = true
+		}
+	}
+	if !drift {
+		return
+	}
+	e.avg = cur
+	for _, t := range e.vocab {
+		for i := range t.postings {
+			p := &t.postings[i]
+			p.sat = e.sat(p, &e.docs[p.doc].lens)
+		}
+	}
 }
 
 // docText returns the terms of each field of d.
@@ -110,6 +177,8 @@ func (e *engine) add(def toolreg.Definition, h contentHash) int32 {
 	} else {
 		id = int32(len(e.docs))
 		e.docs = append(e.docs, doc{})
+		e.names = append(e.names, "")
+		e.nameLens = append(e.nameLens, 0)
 	}
 	d := doc{name: def.Function.Name, def: def, hash: h, live: true}
 	counts := map[string]*posting{}
@@ -136,12 +205,15 @@ func (e *engine) add(def toolreg.Definition, h contentHash) int32 {
 			t = &term{text: text}
 			e.vocab[text] = t
 			e.typos.add(t)
-			e.dirty = true
+			e.added = append(e.added, text)
 		}
-		t.postings = append(t.postings, *counts[text])
+		p := counts[text]
+		p.sat = e.sat(p, &d.lens)
+		t.postings = append(t.postings, *p)
 		d.terms = append(d.terms, t)
 	}
 	e.docs[id] = d
+	e.names[id], e.nameLens[id] = d.name, d.lens[fieldName]
 	e.byName[d.name] = id
 	e.live++
 	return id
@@ -162,7 +234,7 @@ func (e *engine) remove(id int32) []float32 {
 		if len(t.postings) == 0 {
 			delete(e.vocab, t.text)
 			e.typos.remove(t)
-			e.dirty = true
+			e.removed = append(e.removed, t.text)
 		}
 	}
 	for f := range d.lens {
@@ -171,22 +243,38 @@ func (e *engine) remove(id int32) []float32 {
 	vec := d.vec
 	delete(e.byName, d.name)
 	*d = doc{}
+	e.names[id], e.nameLens[id] = "", 0
 	e.free = append(e.free, id)
 	e.live--
 	return vec
 }
 
-// sortVocabulary brings the sorted vocabulary up to date.
+// sortVocabulary brings the sorted vocabulary up to date: a few changes
+// are applied in place, many by sorting again.
 func (e *engine) sortVocabulary() {
-	if !e.dirty {
+	changes := len(e.added) + len(e.removed)
+	switch {
+	case changes == 0:
 		return
+	case changes > len(e.sorted)/16:
+		e.sorted = e.sorted[:0]
+		for text := range e.vocab {
+			e.sorted = append(e.sorted, text)
+		}
+		slices.Sort(e.sorted)
+	default:
+		for _, text := range e.removed {
+			if i, ok := slices.BinarySearch(e.sorted, text); ok {
+				e.sorted = slices.Delete(e.sorted, i, i+1)
+			}
+		}
+		for _, text := range e.added {
+			if i, ok := slices.BinarySearch(e.sorted, text); !ok && e.vocab[text] != nil {
+				e.sorted = slices.Insert(e.sorted, i, text)
+			}
+		}
 	}
-	e.sorted = e.sorted[:0]
-	for text := range e.vocab {
-		e.sorted = append(e.sorted, text)
-	}
-	slices.Sort(e.sorted)
-	e.dirty = false
+	e.added, e.removed = e.added[:0], e.removed[:0]
 }
 
 // withPrefix calls fn with each term that starts with p and is longer.

@@ -51,7 +51,7 @@ func New(reg *toolreg.Registry, opts ...Option) *Index {
 	return &Index{
 		reg:      reg,
 		cfg:      cfg,
-		eng:      newEngine(),
+		eng:      newEngine(cfg.rank.weights),
 		spare:    spareVectors{max: defaultSpareVectors, byHash: map[contentHash][]float32{}},
 		sessions: newSessions(cfg.maxSessions, cfg.maxFound),
 	}
@@ -155,18 +155,11 @@ func (ix *Index) lexical(allowed []toolreg.Definition, query string, n int) []Ma
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	e := ix.eng
-	e.score(e.expand(terms, &ix.cfg.rank), &ix.cfg.rank, s)
-	r := e.rankedFrom(s)
+	e.score(e.expand(terms, &ix.cfg.rank), s)
 	var out []Match
-	for len(out) < n {
-		c, ok := r.next()
-		if !ok {
-			break
-		}
-		name := e.docs[c.doc].name
-		if def, ok := find(allowed, name); ok {
-			out = append(out, Match{Name: name, Score: c.score, Definition: def})
-		}
+	for _, c := range e.best(s, allowed, n) {
+		def := allowed[c.def]
+		out = append(out, Match{Name: def.Function.Name, Score: c.score, Definition: def})
 	}
 	return out
 }
@@ -244,7 +237,7 @@ func (ix *Index) apply(defs []toolreg.Definition) {
 			ix.spare.put(old, e.remove(int32(id)))
 		}
 	}
-	e.sortVocabulary()
+	e.finish()
 }
 
 // contentHash identifies a definition's content.

@@ -3,7 +3,10 @@ package toolsearch
 import (
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/toolreg/toolreg"
 )
 
 // FieldWeights sets how much a match in each part of a tool definition
@@ -30,14 +33,15 @@ var fieldB = [numFields]float64{fieldName: 0.3, fieldDescription: 0.75, fieldPar
 // Weights of the ways a query term reaches a term of the index, relative to
 // an exact match.
 const (
-	weightSynonym = 0.5
-	weightTypo1   = 0.7 // one edit
-	weightTypo2   = 0.4 // two edits
-	weightPrefix  = 0.4 // "repo" for "repository"
-	maxTypoTerms  = 3   // per query term
-	maxPrefixTerm = 3   // per query term
-	maxQueryTerms = 32  // terms of a query that count; the rest is ignored
-	minPrefixLen  = 3   // runes
+	weightSynonym  = 0.5
+	weightTypo1    = 0.7 // one edit
+	weightTypo2    = 0.4 // two edits
+	weightPrefix   = 0.4 // "repo" for "repository"
+	maxTypoTerms   = 3   // per query term
+	maxPrefixTerm  = 3   // per query term
+	maxQueryTerms  = 32  // terms of a query that count; the rest is ignored
+	maxTypoLookups = 8   // query terms per query that typo tolerance is tried for
+	minPrefixLen   = 3   // runes
 )
 
 // variant is one reading of a query term: the index terms it stands for
@@ -64,6 +68,7 @@ type rankConfig struct {
 func (e *engine) expand(terms []queryTerm, rc *rankConfig) []group {
 	var groups []group
 	seen := map[string]bool{}
+	typoLookups := 0
 	for _, qt := range terms {
 		q := qt.text
 		if seen[q] {
@@ -99,7 +104,8 @@ func (e *engine) expand(terms []queryTerm, rc *rankConfig) []group {
 				add(weightSynonym, true, ts...)
 			}
 		}
-		if exact == nil && rc.typos {
+		if exact == nil && rc.typos && typoLookups < maxTypoLookups {
+			typoLookups++
 			for _, c := range e.typoCandidates(q, qt.typed) {
 				add(c.weight, false, c.t)
 			}
@@ -126,7 +132,7 @@ type weighted struct {
 // common first; typed is the length of the word q was read from.
 func (e *engine) typoCandidates(q string, typed int) []weighted {
 	var out []weighted
-	e.typos.lookup(q, typed, func(s string) *term { return e.vocab[s] }, func(t *term, dist int) {
+	e.typos.lookup(q, typed, func(t *term, dist int) {
 		w := weightTypo1
 		if dist > 1 {
 			w = weightTypo2
@@ -174,7 +180,7 @@ type scratch struct {
 	cover            []float64 // name terms matched, per query
 	touched, gTouch  []int32
 	vTouch           []int32
-	cands            []candidate
+	cands, top       []candidate
 }
 
 func (s *scratch) fit(n int) {
@@ -198,18 +204,12 @@ func (s *scratch) fit(n int) {
 // each query term, and the sum over the query's terms is raised by the part
 // of the tool's name the query covers, so that "read file" ranks read_file
 // above google_drive_read_file.
-func (e *engine) score(groups []group, rc *rankConfig, s *scratch) {
+func (e *engine) score(groups []group, s *scratch) {
 	s.fit(len(e.docs))
 	if e.live == 0 {
 		return
 	}
 	n := float64(e.live)
-	var norm [numFields]float64 // 1/average length
-	for f := range norm {
-		if e.sums[f] > 0 {
-			norm[f] = n / float64(e.sums[f])
-		}
-	}
 	idf := func(df int) float64 {
 		return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 	}
@@ -230,21 +230,13 @@ func (e *engine) score(groups []group, rc *rankConfig, s *scratch) {
 				}
 				w *= v.weight
 				for _, p := range t.postings {
-					lens := &e.docs[p.doc].lens
-					tfw := 0.0
-					for f, c := range p.tf {
-						if c == 0 {
-							continue
-						}
-						tfw += rc.weights[f] * float64(c) / (1 - fieldB[f] + fieldB[f]*float64(lens[f])*norm[f])
-					}
-					if tfw == 0 {
+					if p.sat == 0 {
 						continue
 					}
 					if s.acc[p.doc] == 0 {
 						s.vTouch = append(s.vTouch, p.doc)
 					}
-					s.acc[p.doc] += w * tfw * (k1 + 1) / (k1 + tfw)
+					s.acc[p.doc] += w * float64(p.sat)
 					if p.tf[fieldName] > 0 {
 						s.named[p.doc] += float64(p.tf[fieldName]) * min(v.weight, 1)
 					}
@@ -275,7 +267,7 @@ func (e *engine) score(groups []group, rc *rankConfig, s *scratch) {
 		s.gTouch = s.gTouch[:0]
 	}
 	for _, d := range s.touched {
-		if l := e.docs[d].lens[fieldName]; l > 0 {
+		if l := e.nameLens[d]; l > 0 {
 			s.total[d] *= 1 + nameBonus*min(s.cover[d]/float64(l), 1)
 		}
 		s.cover[d] = 0
@@ -286,70 +278,125 @@ func (e *engine) score(groups []group, rc *rankConfig, s *scratch) {
 // score (0.5: by half).
 const nameBonus = 0.5
 
-// candidate is a scored document.
+// candidate is a scored document; def is its index in the caller's list of
+// allowed definitions, or -1 while that is not known.
 type candidate struct {
 	doc   int32
+	def   int32
 	score float64
 }
 
-// ranked pops documents from s in order, best first, ties by name; it
-// resets s.total as it collects them. next returns false when none is left.
-type ranked struct {
-	e    *engine
-	heap []candidate
-}
-
-func (e *engine) rankedFrom(s *scratch) *ranked {
-	h := s.cands[:0]
-	for _, d := range s.touched {
-		if s.total[d] > 0 && !math.IsInf(s.total[d], 0) && !math.IsNaN(s.total[d]) {
-			h = append(h, candidate{doc: d, score: s.total[d]})
-		}
-		s.total[d] = 0
-	}
-	s.touched = s.touched[:0]
-	r := &ranked{e: e, heap: h}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		r.down(i)
-	}
-	s.cands = h
-	return r
-}
-
-func (r *ranked) before(a, b candidate) bool {
+// better orders candidates best first, ties by name.
+func (e *engine) better(a, b candidate) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return r.e.docs[a.doc].name < r.e.docs[b.doc].name
+	return e.names[a.doc] < e.names[b.doc]
 }
 
-func (r *ranked) down(i int) {
-	h := r.heap
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
+// best returns the n best documents of the last score that allowed (sorted
+// by name) holds, best first, and resets s for the next query.
+//
+// When allowed is shorter than the list of matching documents, it is walked
+// and every candidate is known to be allowed. Otherwise the best k matches
+// are selected and looked up in allowed; if fewer than n pass, k grows. An
+// Access that reaches most tools thus costs one selection of n, and one
+// that reaches few costs a walk of the few.
+func (e *engine) best(s *scratch, allowed []toolreg.Definition, n int) []candidate {
+	cands := s.cands[:0]
+	if len(allowed) < len(s.touched) {
+		for i, def := range allowed {
+			if id, ok := e.byName[def.Function.Name]; ok && usable(s.total[id]) {
+				cands = append(cands, candidate{doc: id, def: int32(i), score: s.total[id]})
+			}
 		}
-		best := l
-		if rr := l + 1; rr < len(h) && r.before(h[rr], h[l]) {
-			best = rr
+	} else {
+		for _, id := range s.touched {
+			if usable(s.total[id]) {
+				cands = append(cands, candidate{doc: id, def: -1, score: s.total[id]})
+			}
 		}
-		if !r.before(h[best], h[i]) {
-			return
+	}
+	for _, id := range s.touched {
+		s.total[id] = 0
+	}
+	s.touched = s.touched[:0]
+	s.cands = cands
+
+	var out []candidate
+	for k := n; ; k *= 4 {
+		top := e.topK(cands, k, s)
+		out = out[:0]
+		for _, c := range top {
+			if c.def < 0 {
+				i, ok := slices.BinarySearchFunc(allowed, e.names[c.doc], func(d toolreg.Definition, name string) int {
+					return strings.Compare(d.Function.Name, name)
+				})
+				if !ok {
+					continue
+				}
+				c.def = int32(i)
+			}
+			if out = append(out, c); len(out) == n {
+				return out
+			}
 		}
-		h[i], h[best] = h[best], h[i]
-		i = best
+		if k >= len(cands) {
+			return out
+		}
 	}
 }
 
-func (r *ranked) next() (candidate, bool) {
-	if len(r.heap) == 0 {
-		return candidate{}, false
+func usable(score float64) bool {
+	return score > 0 && !math.IsInf(score, 0) && !math.IsNaN(score)
+}
+
+// topK returns the k best of cands, best first, in s.top. It keeps a heap
+// of the best k seen so far, worst at the root, so that most candidates
+// cost one comparison.
+func (e *engine) topK(cands []candidate, k int, s *scratch) []candidate {
+	h := s.top[:0]
+	worse := func(a, b candidate) bool { return e.better(b, a) }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(h) && worse(h[r], h[l]) {
+				m = r
+			}
+			if !worse(h[m], h[i]) {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
 	}
-	top := r.heap[0]
-	last := len(r.heap) - 1
-	r.heap[0] = r.heap[last]
-	r.heap = r.heap[:last]
-	r.down(0)
-	return top, true
+	for _, c := range cands {
+		switch {
+		case len(h) < k:
+			h = append(h, c)
+			for i := len(h) - 1; i > 0; { // up
+				p := (i - 1) / 2
+				if !worse(h[i], h[p]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+		case e.better(c, h[0]):
+			h[0] = c
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b candidate) int {
+		if e.better(a, b) {
+			return -1
+		}
+		return 1
+	})
+	s.top = h
+	return h
 }

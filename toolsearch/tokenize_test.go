@@ -65,7 +65,7 @@ func TestEditDistance(t *testing.T) {
 }
 
 func TestTypoLookup(t *testing.T) {
-	e := newEngine()
+	e := newEngine([numFields]float64{1, 1, 1, 1})
 	for _, w := range []string{"calendar", "message", "slack", "kubernetes", "forecast", "weather", "get", "set"} {
 		t := &term{text: stem(w)}
 		e.vocab[t.text] = t

@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"hash/maphash"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -28,46 +29,56 @@ func newTypoIndex() *typoIndex {
 	return &typoIndex{seed: maphash.MakeSeed(), deletes: map[uint64][]*term{}}
 }
 
-// add records the one-rune deletions of t.
+// add records t and its one-rune deletions.
 func (x *typoIndex) add(t *term) {
 	if utf8.RuneCountInString(t.text) < minTypoRunes-1 {
 		return
 	}
+	x.insert(x.hash(t.text, "", ""), t)
 	forDeletions(t.text, func(prefix, suffix string) {
-		h := x.hash(prefix, suffix)
-		x.deletes[h] = append(x.deletes[h], t)
+		x.insert(x.hash(prefix, suffix, ""), t)
 	})
 }
 
-// remove forgets the deletions of t.
+func (x *typoIndex) insert(h uint64, t *term) {
+	x.deletes[h] = append(x.deletes[h], t)
+}
+
+// remove forgets what add recorded for t.
 func (x *typoIndex) remove(t *term) {
 	if utf8.RuneCountInString(t.text) < minTypoRunes-1 {
 		return
 	}
+	x.drop(x.hash(t.text, "", ""), t)
 	forDeletions(t.text, func(prefix, suffix string) {
-		h := x.hash(prefix, suffix)
-		list := x.deletes[h]
-		for i, u := range list {
-			if u == t {
-				list[i] = list[len(list)-1]
-				list = list[:len(list)-1]
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(x.deletes, h)
-		} else {
-			x.deletes[h] = list
-		}
+		x.drop(x.hash(prefix, suffix, ""), t)
 	})
 }
 
-// hash is the hash of prefix+suffix, computed without joining them.
-func (x *typoIndex) hash(prefix, suffix string) uint64 {
+func (x *typoIndex) drop(h uint64, t *term) {
+	list := x.deletes[h]
+	for i, u := range list {
+		if u == t {
+			list[i] = list[len(list)-1]
+			list[len(list)-1] = nil
+			list = list[:len(list)-1]
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(x.deletes, h)
+	} else {
+		x.deletes[h] = list
+	}
+}
+
+// hash is the hash of a+b+c, computed without joining them.
+func (x *typoIndex) hash(a, b, c string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(x.seed)
-	h.WriteString(prefix)
-	h.WriteString(suffix)
+	h.WriteString(a)
+	h.WriteString(b)
+	h.WriteString(c)
 	return h.Sum64()
 }
 
@@ -95,58 +106,67 @@ func maxEdits(n int) int {
 
 // lookup calls fn with each distinct term within maxEdits(typed) of q (q
 // itself excluded) and its distance; typed is the length of the word that
-// q is the stem of. vocab finds a term by its exact text.
-func (x *typoIndex) lookup(q string, typed int, vocab func(string) *term, fn func(t *term, dist int)) {
+// q is the stem of.
+//
+// Every probe is a hash of pieces of q, looked up in one map that holds
+// the terms and their one-rune deletions: q may be a deletion of a term (q
+// lacks a rune), a deletion of q may be a term (q has an extra rune) or
+// share a deletion with one (a substitution or a swap). For two edits the
+// same is done with the deletions of q's deletions, which finds most, not
+// all, pairs of edits.
+func (x *typoIndex) lookup(q string, typed int, fn func(t *term, dist int)) {
 	limit := maxEdits(typed)
-	if limit == 0 || utf8.RuneCountInString(q) < minTypoRunes-1 {
+	if limit == 0 || utf8.RuneCountInString(q) < minTypoRunes-1 || len(q) > maxTokenBytes {
 		return
 	}
-	seen := map[*term]bool{}
-	check := func(t *term) {
-		if t == nil || seen[t] || t.text == q {
-			return
-		}
-		seen[t] = true
-		if d := editDistance(q, t.text, limit); d <= limit {
-			fn(t, d)
-		}
-	}
-	probe := func(prefix, suffix string) {
-		for _, t := range x.deletes[x.hash(prefix, suffix)] {
-			check(t)
+	var seenArr [16]*term
+	seen := seenArr[:0]
+	probe := func(h uint64) {
+		for _, t := range x.deletes[h] {
+			if slices.Contains(seen, t) || t.text == q {
+				continue
+			}
+			seen = append(seen, t)
+			if d := editDistance(q, t.text, limit); d <= limit {
+				fn(t, d)
+			}
 		}
 	}
-	// q with a rune deleted may be a term (q has an extra rune), or share a
-	// deletion with one (a substitution or a swap); q itself may be a
-	// deletion of a term (q lacks a rune).
-	probe(q, "")
-	forDeletions(q, func(prefix, suffix string) {
-		d1 := prefix + suffix
-		check(vocab(d1))
-		probe(d1, "")
-		if limit < 2 {
-			return
+	probe(x.hash(q, "", ""))
+	// i, j index the runes deleted; the second deletion is after the
+	// first, so that each pair is probed once.
+	for i := 0; i < len(q); {
+		_, si := utf8.DecodeRuneInString(q[i:])
+		probe(x.hash(q[:i], q[i+si:], ""))
+		if limit >= 2 {
+			for j := i + si; j < len(q); {
+				_, sj := utf8.DecodeRuneInString(q[j:])
+				probe(x.hash(q[:i], q[i+si:j], q[j+sj:]))
+				j += sj
+			}
 		}
-		forDeletions(d1, func(p2, s2 string) {
-			d2 := p2 + s2
-			check(vocab(d2))
-			probe(d2, "")
-		})
-	})
+		i += si
+	}
 }
 
 // editDistance returns the optimal string alignment distance between a and
 // b (insertions, deletions, substitutions and swaps of adjacent runes), or
 // limit+1 as soon as it is known to exceed limit.
 func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
+	var bufA, bufB [maxTokenBytes]rune
+	ra, rb := toRunes(bufA[:0], a), toRunes(bufB[:0], b)
 	if d := len(ra) - len(rb); d > limit || -d > limit {
 		return limit + 1
 	}
-	// Three rows of the dynamic programme: two back for swaps.
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+	// Three rows of the dynamic programme: two back for swaps. Terms fit
+	// the arrays; longer strings get rows of their own.
+	var rows [3][maxTokenBytes + 1]int
+	var prev2, prev, cur []int
+	if len(rb) <= maxTokenBytes {
+		prev2, prev, cur = rows[0][:len(rb)+1], rows[1][:len(rb)+1], rows[2][:len(rb)+1]
+	} else {
+		prev2, prev, cur = make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)
+	}
 	for j := range prev {
 		prev[j] = j
 	}
@@ -171,4 +191,12 @@ func editDistance(a, b string, limit int) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+// toRunes appends the runes of s to dst.
+func toRunes(dst []rune, s string) []rune {
+	for _, r := range s {
+		dst = append(dst, r)
+	}
+	return dst
 }
