@@ -63,16 +63,16 @@ type engine struct {
 	// and the doc structs are large.
 	names    []string
 	nameLens []int32
-	free   []int32 // ids of removed documents, reused first
-	byName map[string]int32
-	vocab  map[string]*term
-	typos  *typoIndex
-	sorted []string // vocabulary in order, for prefix expansion
+	free     []int32 // ids of removed documents, reused first
+	byName   map[string]int32
+	vocab    map[string]*term
+	typos    *typoIndex
+	sorted   []string // vocabulary in order, for prefix expansion
 	// added and removed list the terms that entered or left the vocabulary
 	// since sorted was last brought up to date.
 	added, removed []string
-	live   int
-	sums   [numFields]int64 // total length of each field over live documents
+	live           int
+	sums           [numFields]int64 // total length of each field over live documents
 
 	weights [numFields]float64
 	// avg is the average length of each field that sat was computed with.
