@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -126,4 +127,22 @@ func BenchmarkOffer(b *testing.B) {
 	ix.Discover("s", all[:10]...)
 	b.ReportAllocs()
 	loopCPU(b, func() { ix.OfferJSON("s", everything) })
+}
+
+// BenchmarkIndexMemory reports the heap an index of 10,000 tools holds
+// beyond the registry's own, as "index-bytes".
+func BenchmarkIndexMemory(b *testing.B) {
+	reg, _ := bigRegistry(b, 10000)
+	reg.Definitions(everything)
+	var before, after runtime.MemStats
+	for b.Loop() {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		ix := toolsearch.New(reg)
+		ix.Refresh()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(ix)
+	}
+	b.ReportMetric(float64(after.HeapAlloc)-float64(before.HeapAlloc), "index-bytes")
 }

@@ -41,11 +41,11 @@ type Index struct {
 
 // New returns an index of reg's tools configured by opts. It indexes
 // nothing until the first search (or [Index.Refresh]), subscribes to
-// nothing and starts no goroutine, so it needs no closing. New panics if
-// reg is nil.
+// nothing and starts no goroutine, so it needs no closing. A nil reg is
+// read as an empty registry of the index's own.
 func New(reg *toolreg.Registry, opts ...Option) *Index {
 	if reg == nil {
-		panic("toolsearch: New with a nil registry")
+		reg = toolreg.New()
 	}
 	cfg := newConfig(opts)
 	return &Index{

@@ -321,3 +321,11 @@ func TestSearchIsDeterministic(t *testing.T) {
 		}), "best first, ties by name")
 	}
 }
+
+func TestNilRegistryIsEmpty(t *testing.T) {
+	ix := toolsearch.New(nil)
+	require.Equal(t, 0, ix.Len())
+	require.Empty(t, ix.Search(context.Background(), everything, "anything", 5))
+	require.Empty(t, ix.Offer("s", everything))
+	require.Equal(t, "[]", string(ix.OfferJSON("s", everything)))
+}

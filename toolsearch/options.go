@@ -23,9 +23,12 @@ type config struct {
 	rank         rankConfig
 }
 
+// DefaultToolName is the name of the search tool unless [WithToolName] sets
+// another.
+const DefaultToolName = "search_tools"
+
 // Defaults of the options, as documented on each.
 const (
-	DefaultToolName     = "search_tools"
 	defaultLimit        = 5
 	defaultMaxLimit     = 20
 	defaultOfferAll     = 30

@@ -303,6 +303,7 @@ func (e *engine) better(a, b candidate) bool {
 // Access that reaches most tools thus costs one selection of n, and one
 // that reaches few costs a walk of the few.
 func (e *engine) best(s *scratch, allowed []toolreg.Definition, n int) []candidate {
+	n = max(n, 1)
 	cands := s.cands[:0]
 	if len(allowed) < len(s.touched) {
 		for i, def := range allowed {
