@@ -65,8 +65,11 @@ func evaluate(ix *toolsearch.Index, qs []evalQuery) (all recall, byKind map[stri
 				r.at5++
 			}
 		}
-		if rank != 0 {
-			all.misses = append(all.misses, fmt.Sprintf("%q: want %v at 1, rank %d, got %v", q.Query, q.Expect, rank+1, got))
+		switch {
+		case rank < 0:
+			all.misses = append(all.misses, fmt.Sprintf("%q: want %v, not in the first 5: %v", q.Query, q.Expect, got))
+		case rank > 0:
+			all.misses = append(all.misses, fmt.Sprintf("%q: want %v first, found at %d: %v", q.Query, q.Expect, rank+1, got))
 		}
 	}
 	return all, byKind
