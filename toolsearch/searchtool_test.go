@@ -83,8 +83,8 @@ func TestSearchToolRefusesBadArguments(t *testing.T) {
 			{`{"query":"file","limit":3}`, ""},
 			{`{"query":"file","limit":3.0}`, ""},
 			{`{"query":"file","limit":null}`, ""},
-			{`{"query":"file","limit":1e300}`, ""}, // capped at the maximum
-			{`{"query":"file","limit":99999999999999999999999}`, ""},
+			{`{"query":"file","limit":1e300}`, ""},                                             // capped at the maximum
+			{`{"query":"file","limit":99999999999999999999999}`, toolreg.CodeInvalidArguments}, // the registry refuses an inexact integer
 			{`{"query":"file","limit":0}`, toolreg.CodeToolError},
 			{`{"query":"file","limit":-1}`, toolreg.CodeToolError},
 			{`{"query":"file","limit":1.5}`, toolreg.CodeToolError},
@@ -98,6 +98,9 @@ func TestSearchToolRefusesBadArguments(t *testing.T) {
 			{`[]`, toolreg.CodeInvalidArguments},
 		}
 		for _, c := range cases {
+			if useNumber && c.code == toolreg.CodeInvalidArguments && strings.Contains(c.args, "9999") {
+				c.code = "" // exact as a json.Number: capped at the maximum
+			}
 			res := reg.CallJSON(context.Background(), "search_tools", c.args, toolreg.CallContext{})
 			require.Equalf(t, c.code, res.Code, "args %s (UseNumber %v): %s", c.args, useNumber, res.Content)
 			if c.code == "" {
