@@ -1,9 +1,6 @@
 package toolreg
 
-import (
-	"errors"
-	"fmt"
-)
+import "errors"
 
 // Entitlements is a customer's plan: the catalog sorts tools into capability
 // groups ("web", "files", ...), and the plan allows some of the groups.
@@ -25,9 +22,14 @@ type Entitlements struct {
 // tool sits in two capability groups, a group or tool name is empty, or
 // Allowed names a group the Catalog does not have.
 func (e Entitlements) Layer() (Layer, error) {
-	groupOf, err := e.index()
-	if err != nil {
-		return nil, err
+	groupOf, problems := e.index()
+	if len(problems) > 0 {
+		errs := make([]error, len(problems))
+		for i, p := range problems {
+			p.Source = "entitlements " + quote(cmpOr(e.Name, "entitlements"))
+			errs[i] = &p
+		}
+		return nil, errors.Join(errs...)
 	}
 	l := &planLayer{
 		name:    cmpOr(e.Name, "entitlements"),
@@ -46,21 +48,21 @@ func (e Entitlements) Layer() (Layer, error) {
 	return l, nil
 }
 
-// index maps each catalogued tool to its capability group, reporting every
-// inconsistency of the plan.
-func (e Entitlements) index() (map[string]string, error) {
-	var errs []error
+// index maps each catalogued tool to its capability group, and lists every
+// inconsistency of the plan: the tool involved (or "") and what is wrong.
+func (e Entitlements) index() (map[string]string, []IntegrityProblem) {
+	var problems []IntegrityProblem
 	groupOf := map[string]string{}
 	for _, g := range sortedKeys(e.Catalog) {
 		if g == "" {
-			errs = append(errs, errors.New("toolreg: entitlements: a capability group has an empty name"))
+			problems = append(problems, IntegrityProblem{Reason: "a capability group has an empty name"})
 		}
 		for _, t := range e.Catalog[g] {
 			switch other, dup := groupOf[t]; {
 			case t == "":
-				errs = append(errs, fmt.Errorf("toolreg: entitlements: group %s lists an empty tool name", quote(g)))
+				problems = append(problems, IntegrityProblem{Reason: "group " + quote(g) + " lists an empty tool name"})
 			case dup && other != g:
-				errs = append(errs, fmt.Errorf("toolreg: entitlements: tool %s is in two capability groups, %s and %s", quote(t), quote(other), quote(g)))
+				problems = append(problems, IntegrityProblem{Tool: t, Reason: "is in two capability groups, " + quote(other) + " and " + quote(g)})
 			default:
 				groupOf[t] = g
 			}
@@ -68,10 +70,10 @@ func (e Entitlements) index() (map[string]string, error) {
 	}
 	for _, g := range e.Allowed {
 		if _, ok := e.Catalog[g]; !ok {
-			errs = append(errs, fmt.Errorf("toolreg: entitlements: Allowed names %s, which is not a capability group of the catalog", quote(g)))
+			problems = append(problems, IntegrityProblem{Reason: "Allowed names " + quote(g) + ", which is not a capability group of the catalog"})
 		}
 	}
-	return groupOf, errors.Join(errs...)
+	return groupOf, problems
 }
 
 // planLayer is an Entitlements ready to admit tools.

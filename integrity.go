@@ -27,9 +27,9 @@ type IntegrityProblem struct {
 
 func (p *IntegrityProblem) Error() string {
 	if p.Tool == "" {
-		return "toolreg: integrity: " + p.Source + ": " + p.Reason
+		return "toolreg: " + p.Source + ": " + p.Reason
 	}
-	return "toolreg: integrity: " + p.Source + ": tool " + quote(p.Tool) + " " + p.Reason
+	return "toolreg: " + p.Source + ": tool " + quote(p.Tool) + " " + p.Reason
 }
 
 // CheckIntegrity returns every inconsistency between the registry (its tools
@@ -55,8 +55,9 @@ func (r *Registry) CheckIntegrity(c Catalog) error {
 	}
 	for _, e := range c.Entitlements {
 		src := "plan " + quote(cmpOr(e.Name, "entitlements"))
-		if _, err := e.index(); err != nil {
-			add(src, "", "%v", err)
+		_, problems := e.index()
+		for _, p := range problems {
+			add(src, p.Tool, "%s", p.Reason)
 		}
 		for _, g := range sortedKeys(e.Catalog) {
 			for _, t := range e.Catalog[g] {

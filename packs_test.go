@@ -189,7 +189,7 @@ func TestCheckIntegrityFindsEachProblem(t *testing.T) {
 		{"a plan naming an unknown tool", nil, toolreg.Catalog{Entitlements: []toolreg.Entitlements{{Name: "free", Catalog: map[string][]string{"web": {"web_scrape"}}}}},
 			[]string{`plan "free"`, "web_scrape"}},
 		{"a plan with a tool in two groups", nil, toolreg.Catalog{Entitlements: []toolreg.Entitlements{{Name: "free", Catalog: map[string][]string{"a": {"read_file"}, "b": {"read_file"}}}}},
-			[]string{`plan "free"`, ""}},
+			[]string{`plan "free"`, "read_file"}},
 		{"a permission rule naming an unknown tool", nil, toolreg.Catalog{Permissions: &toolreg.Permissions{
 			Required: map[string]string{"ghost": "x"}, Allow: []string{"read_file", "web_search", "ask_user"}}},
 			[]string{"permissions", "ghost"}},
