@@ -163,7 +163,7 @@ func (r *Registry) admit(l Layer, e *entry) (v Verdict, name string) {
 // and then every layer in order are asked, whatever the earlier ones said.
 func (r *Registry) Explain(name string, a Access) Explanation {
 	ex := Explanation{Tool: name}
-	e := r.current().byName[name]
+	e := r.current().lookup(name)
 	if e == nil {
 		ex.Refusals = []Refusal{{RefusalRegistry, "unknown tool"}}
 		return ex

@@ -3,6 +3,7 @@ package toolreg_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -244,4 +245,20 @@ func TestLookup(t *testing.T) {
 		Visibility: toolreg.VisibilityRestricted, Risk: toolreg.RiskSensitive, Permission: "fs:write"}, info)
 	_, ok = r.Lookup("nope")
 	assert.False(t, ok)
+}
+
+func TestHideRestrictedAdmitsPublicToolsOnly(t *testing.T) {
+	r := toolreg.New()
+	mustRegister(t, r, newTool("public_tool", "ok", nil), "p")
+	for _, decl := range []toolreg.RegisteredTool{
+		{Risk: toolreg.RiskSensitive}, {Visibility: toolreg.VisibilityRestricted}, {Risk: toolreg.RiskDangerous},
+	} {
+		tool := newTool(fmt.Sprintf("restricted_%s%s", decl.Risk, decl.Visibility), "ok", nil)
+		tool.Risk, tool.Visibility = decl.Risk, decl.Visibility
+		mustRegister(t, r, tool, "p")
+	}
+	a := toolreg.Access{Layers: []toolreg.Layer{toolreg.HideRestricted("mcp")}}
+	assert.Equal(t, []string{"public_tool"}, names(r.Definitions(a)))
+	_, code := failureOf(t, r.Execute(context.Background(), "restricted_sensitive", nil, toolreg.CallContext{Access: a}))
+	assert.Equal(t, toolreg.CodeNotFound, code)
 }

@@ -52,7 +52,7 @@ func (r *Registry) ExecuteBatch(ctx context.Context, calls []ToolCall, call Call
 			continue
 		}
 		lock, unlock := exclusive.RLock, exclusive.RUnlock
-		if e := r.current().byName[tc.Name]; e != nil && e.tool.Exclusive {
+		if e := r.current().lookup(tc.Name); e != nil && e.tool.Exclusive {
 			lock, unlock = exclusive.Lock, exclusive.Unlock
 		}
 		wg.Add(1)

@@ -7,7 +7,7 @@ import (
 
 // Version returns a number that grows with every change of tools or groups.
 // Equal versions mean equal listings.
-func (r *Registry) Version() uint64 { return r.version.Load() }
+func (r *Registry) Version() uint64 { return r.current().version }
 
 type changeHook struct{ fn func() }
 

@@ -76,7 +76,7 @@ func (r *Registry) do(ctx context.Context, name string, args map[string]any, raw
 		ctx = context.Background()
 	}
 	s := r.current()
-	q := request{ctx: ctx, name: name, e: s.byName[name], args: args, native: true, call: call}
+	q := request{ctx: ctx, name: name, e: s.lookup(name), args: args, native: true, call: call}
 	if q.e != nil {
 		r.prepareArgs(&q, raw, isRaw)
 	} else {

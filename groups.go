@@ -43,7 +43,7 @@ func (r *Registry) RegisterGroup(g GroupInfo, pluginName string) (unregister fun
 			problemf(ErrDuplicate, "group already registered by plugin %s", quote(old.info.PluginName))}}
 	}
 	r.groups[g.Name] = ge
-	r.version.Add(1)
+	r.bump()
 	r.mu.Unlock()
 	if old != nil {
 		r.cfg.logger.Warn("toolreg: group replaced", "group", g.Name, "old_plugin", old.info.PluginName, "plugin", pluginName)
@@ -57,7 +57,7 @@ func (r *Registry) removeGroup(name string, ge *groupEntry) {
 	removed := r.groups[name] == ge
 	if removed {
 		delete(r.groups, name)
-		r.version.Add(1)
+		r.bump()
 	}
 	r.mu.Unlock()
 	if removed {

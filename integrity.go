@@ -45,7 +45,7 @@ func (p *IntegrityProblem) Error() string {
 // start-up.
 func (r *Registry) CheckIntegrity(c Catalog) error {
 	s := r.current()
-	known := func(t string) bool { return s.byName[t] != nil }
+	known := func(t string) bool { return s.lookup(t) != nil }
 	var problems []error
 	add := func(source, tool, reason string, args ...any) {
 		problems = append(problems, &IntegrityProblem{Source: source, Tool: tool, Reason: fmt.Sprintf(reason, args...)})
@@ -89,7 +89,7 @@ func (r *Registry) CheckIntegrity(c Catalog) error {
 func (r *Registry) checkPack(s *snapshot, p Pack, add func(source, tool, reason string, args ...any)) {
 	src := "pack " + quote(p.ID)
 	for _, t := range slices.Concat(p.Tools, p.OptionalTools) {
-		switch e := s.byName[t]; {
+		switch e := s.lookup(t); {
 		case e == nil:
 			add(src, t, "is enabled by the pack but not registered")
 		case e.reserved:
@@ -100,7 +100,7 @@ func (r *Registry) checkPack(s *snapshot, p Pack, add func(source, tool, reason 
 		}
 	}
 	for _, t := range p.ReservedTools {
-		if e := s.byName[t]; e != nil && !e.reserved {
+		if e := s.lookup(t); e != nil && !e.reserved {
 			add(src, t, "is listed as reserved but has an executor")
 		}
 	}
@@ -133,9 +133,10 @@ func checkPermissions(s *snapshot, p *Permissions, known func(string) bool, add 
 		return
 	}
 	l := &permLayer{required: p.Required, deny: setOf(p.Deny), allow: setOf(p.Allow), prefixes: sortedKeys(p.Prefixes), prefixPerm: p.Prefixes}
-	for _, e := range s.sorted {
+	s.each(func(e *entry) bool {
 		if _, rule := l.requirement(&e.info); rule == ruleUnmapped && !e.reserved {
 			add("permissions", e.name(), "is covered by no permission rule, and unmapped tools are refused")
 		}
-	}
+		return true
+	})
 }

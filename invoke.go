@@ -176,14 +176,15 @@ func (r *Registry) Stats() Stats {
 		LateResults: r.stats.late.Load(),
 		FailedFast:  r.stats.failedFast.Load(),
 	}
-	for _, e := range r.current().sorted {
+	r.current().each(func(e *entry) bool {
 		if n := e.abandoned.Load(); n > 0 {
 			if st.AbandonedByTool == nil {
 				st.AbandonedByTool = map[string]int64{}
 			}
 			st.AbandonedByTool[e.name()] = n
 		}
-	}
+		return true
+	})
 	return st
 }
 

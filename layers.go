@@ -142,3 +142,27 @@ func (k *keyBuilder) sum() string {
 	}
 	return string(k.h.Sum(nil))
 }
+
+// restrictedLayer refuses restricted tools; see [HideRestricted].
+type restrictedLayer struct {
+	name, key string
+}
+
+// HideRestricted returns a layer named name that admits only public tools:
+// those whose resolved [Visibility] is not restricted. Serve it to callers
+// that no authority vouches for (an anonymous protocol client, say). Its
+// listings are cached.
+func HideRestricted(name string) Layer {
+	var k keyBuilder
+	return restrictedLayer{name: name, key: k.str("hide-restricted").str(name).sum()}
+}
+
+func (l restrictedLayer) Name() string       { return l.name }
+func (l restrictedLayer) contentKey() string { return l.key }
+
+func (l restrictedLayer) Admit(t ToolInfo) Verdict {
+	if t.Visibility == VisibilityRestricted {
+		return Verdict{Reason: "restricted tools are not offered here"}
+	}
+	return Verdict{Allowed: true}
+}

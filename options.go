@@ -21,6 +21,7 @@ type config struct {
 	maxArgBytes     int
 	panicValues     bool
 	schema          SchemaLimits
+	listingCache    int
 }
 
 // WithLogger sends the registry's log lines to l. The default discards them;
@@ -121,4 +122,12 @@ func WithPanicValues() Option {
 // "invalid_arguments".
 func WithUseNumber() Option {
 	return func(c *config) { c.useNumber = true }
+}
+
+// WithListingCache bounds how many listings the registry keeps, one per
+// [Access] (default [DefaultListingCache]): the least recently used is
+// dropped first, so a product with an Access per session keeps caching its
+// busiest sessions. n below 1 means 1.
+func WithListingCache(n int) Option {
+	return func(c *config) { c.listingCache = max(n, 1) }
 }

@@ -49,7 +49,7 @@ func (r *Registry) RegisterPack(p Pack, pluginName string) (unregister func(), e
 			problemf(ErrDuplicate, "pack already registered by plugin %s", quote(old.pack.PluginName))}}
 	}
 	r.packs[p.ID] = pe
-	r.version.Add(1)
+	r.bump()
 	r.mu.Unlock()
 	if old != nil {
 		r.logAt(context.Background(), slog.LevelWarn, "toolreg: pack replaced", "pack", p.ID, "old_plugin", old.pack.PluginName, "plugin", pluginName)
@@ -89,7 +89,7 @@ func (r *Registry) removePack(id string, pe *packEntry) {
 	removed := r.packs[id] == pe
 	if removed {
 		delete(r.packs, id)
-		r.version.Add(1)
+		r.bump()
 	}
 	r.mu.Unlock()
 	if removed {
@@ -160,7 +160,7 @@ func (r *Registry) ResolvePacks(ids []string, includeOptional bool) PackResoluti
 			enable = slices.Concat(p.Tools, p.OptionalTools)
 		}
 		for _, t := range enable {
-			if e := s.byName[t]; e != nil && !e.reserved {
+			if e := s.lookup(t); e != nil && !e.reserved {
 				res.Tools = appendOnce(res.Tools, tools, t)
 			} else {
 				res.Missing = appendOnce(res.Missing, missing, t)

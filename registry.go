@@ -3,8 +3,8 @@ package toolreg
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -110,34 +110,23 @@ type entry struct {
 
 func (e *entry) name() string { return e.tool.Definition.Function.Name }
 
-// snapshot is an immutable view of the tools at one version. Readers use it
-// without taking the registry lock, so lookups scale across cores.
-type snapshot struct {
-	version uint64
-	byName  map[string]*entry
-	sorted  []*entry // by name
-
-	viewMu sync.Mutex
-	views  map[string]*listing // by Access key
-}
-
-// maxViews bounds the Definitions cache of one snapshot.
-const maxViews = 256
-
 // Registry holds the tools an LLM agent may call. Create it with [New]; the
 // zero value is not usable. Every method is safe for concurrent use, and no
 // lock is held while user code (handlers, guards, listeners) runs.
 type Registry struct {
 	cfg config
 
-	mu     sync.RWMutex // guards tools and groups; version changes with them
-	tools  map[string]*entry
-	groups map[string]*groupEntry
-	packs  map[string]*packEntry
+	// mu serializes writers and guards groups, packs and byPlugin. Tools
+	// live in snap: writers publish each new snapshot under mu, readers
+	// load it without locking.
+	mu       sync.RWMutex
+	snap     atomic.Pointer[snapshot]
+	groups   map[string]*groupEntry
+	packs    map[string]*packEntry
+	byPlugin map[string]map[string]*entry // plugin -> its tools by name
+	views    viewCache                    // listings by Access and version
 
-	version atomic.Uint64
-	snap    atomic.Pointer[snapshot]
-	guard   atomic.Pointer[ExecutionGuard]
+	guard atomic.Pointer[ExecutionGuard]
 
 	hookMu    sync.Mutex // serializes changes to listeners and onChange
 	listeners atomic.Pointer[[]*listener]
@@ -157,13 +146,17 @@ func New(opts ...Option) *Registry {
 		maxAbandoned: DefaultMaxAbandoned,
 		maxArgBytes:  DefaultMaxArgumentBytes,
 		schema:       DefaultSchemaLimits,
+		listingCache: DefaultListingCache,
 	}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
 	}
-	return &Registry{cfg: cfg, tools: map[string]*entry{}, groups: map[string]*groupEntry{}, packs: map[string]*packEntry{}}
+	r := &Registry{cfg: cfg, groups: map[string]*groupEntry{}, packs: map[string]*packEntry{}, byPlugin: map[string]map[string]*entry{}}
+	r.views.max = cfg.listingCache
+	r.snap.Store(emptySnapshot())
+	return r
 }
 
 // Register adds t under pluginName and returns a func that removes this very
@@ -203,23 +196,105 @@ func (r *Registry) add(t RegisteredTool, pluginName string, reserved bool) (func
 	}
 	name := e.name()
 	r.mu.Lock()
-	old := r.tools[name]
+	old := r.snap.Load().lookup(name)
 	if err := r.conflict(old, reserved); err != nil {
 		r.mu.Unlock()
 		return noop, &RegisterError{Name: name, Plugin: pluginName, Problems: []error{err}}
 	}
-	r.tools[name] = e
-	if old != nil {
-		r.names.remove(old)
-	}
-	r.names.add(e)
-	r.version.Add(1)
+	r.put(old, e)
+	r.publish(change{name, e})
 	r.mu.Unlock()
 	if old != nil && !(old.reserved && !reserved) {
 		r.logAt(context.Background(), slog.LevelWarn, "toolreg: tool replaced", "tool", name, "old_plugin", old.tool.PluginName, "plugin", pluginName)
 	}
 	r.changed()
 	return func() { r.remove(name, e) }, nil
+}
+
+// RegisterAll registers every tool of a catalog under pluginName at once:
+// one change, one version, one round of change hooks, however many tools.
+// It is all or nothing: every problem of every tool (as [Registry.Register]
+// finds them, and names that repeat within tools) is reported joined, and
+// then nothing changes. The returned func removes the registrations that
+// are still current. Use it to load large catalogs.
+func (r *Registry) RegisterAll(tools []RegisteredTool, pluginName string) (unregister func(), err error) {
+	entries := make([]*entry, 0, len(tools))
+	var errs []error
+	seen := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		e, err := r.prepare(t, pluginName, false)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if seen[e.name()] {
+			errs = append(errs, &RegisterError{Name: e.name(), Plugin: pluginName, Problems: []error{problemf(ErrDuplicate, "the name appears twice in the batch")}})
+			continue
+		}
+		seen[e.name()] = true
+		entries = append(entries, e)
+	}
+	if len(errs) > 0 {
+		return noop, errors.Join(errs...)
+	}
+	r.mu.Lock()
+	s := r.snap.Load()
+	for _, e := range entries {
+		if err := r.conflict(s.lookup(e.name()), false); err != nil {
+			errs = append(errs, &RegisterError{Name: e.name(), Plugin: pluginName, Problems: []error{err}})
+		}
+	}
+	if len(errs) > 0 {
+		r.mu.Unlock()
+		return noop, errors.Join(errs...)
+	}
+	changes := make([]change, len(entries))
+	for i, e := range entries {
+		r.put(s.lookup(e.name()), e)
+		changes[i] = change{e.name(), e}
+	}
+	r.publish(changes...)
+	r.mu.Unlock()
+	r.changed()
+	return func() { r.removeAll(entries) }, nil
+}
+
+// put records that e takes old's place (nil: a new name) in the indexes
+// beside the snapshot; r.mu is held.
+func (r *Registry) put(old, e *entry) {
+	if old != nil {
+		r.untrack(old)
+	}
+	plugin := r.byPlugin[e.tool.PluginName]
+	if plugin == nil {
+		plugin = map[string]*entry{}
+		r.byPlugin[e.tool.PluginName] = plugin
+	}
+	plugin[e.name()] = e
+	r.names.add(e)
+}
+
+// untrack drops e from the indexes beside the snapshot; r.mu is held.
+func (r *Registry) untrack(e *entry) {
+	if plugin := r.byPlugin[e.tool.PluginName]; plugin[e.name()] == e {
+		delete(plugin, e.name())
+		if len(plugin) == 0 {
+			delete(r.byPlugin, e.tool.PluginName)
+		}
+	}
+	r.names.remove(e)
+}
+
+// publish makes the next snapshot, with changes, current; r.mu is held.
+func (r *Registry) publish(changes ...change) {
+	s := r.snap.Load()
+	r.snap.Store(s.apply(s.version+1, changes...))
+}
+
+// bump publishes a new version for a change of groups or packs; r.mu is held.
+func (r *Registry) bump() {
+	s := r.snap.Load()
+	r.snap.Store(s.withVersion(s.version + 1))
 }
 
 // conflict decides whether a new registration may take the place of old:
@@ -334,32 +409,41 @@ func (r *Registry) buildSchema(d Definition) (Definition, validator, []error) {
 }
 
 func (r *Registry) remove(name string, e *entry) {
+	r.removeAll([]*entry{e})
+}
+
+// removeAll removes those of entries that are still current, in one change.
+func (r *Registry) removeAll(entries []*entry) {
 	r.mu.Lock()
-	removed := r.tools[name] == e
-	if removed {
-		delete(r.tools, name)
-		r.names.remove(e)
-		r.version.Add(1)
+	s := r.snap.Load()
+	var changes []change
+	for _, e := range entries {
+		if s.lookup(e.name()) == e {
+			r.untrack(e)
+			changes = append(changes, change{name: e.name()})
+		}
+	}
+	if len(changes) > 0 {
+		r.publish(changes...)
 	}
 	r.mu.Unlock()
-	if removed {
+	if len(changes) > 0 {
 		r.changed()
 	}
 }
 
 // UnregisterByPlugin removes every tool, group and pack that pluginName
-// registered.
-// An unknown plugin changes nothing.
+// registered, in one change, in time proportional to what it removes. An
+// unknown plugin changes nothing.
 func (r *Registry) UnregisterByPlugin(pluginName string) {
 	r.mu.Lock()
-	n := 0
-	for name, e := range r.tools {
-		if e.tool.PluginName == pluginName {
-			delete(r.tools, name)
-			r.names.remove(e)
-			n++
-		}
+	var changes []change
+	for name, e := range r.byPlugin[pluginName] {
+		r.names.remove(e)
+		changes = append(changes, change{name: name})
 	}
+	delete(r.byPlugin, pluginName)
+	n := len(changes)
 	for name, ge := range r.groups {
 		if ge.info.PluginName == pluginName {
 			delete(r.groups, name)
@@ -373,7 +457,7 @@ func (r *Registry) UnregisterByPlugin(pluginName string) {
 		}
 	}
 	if n > 0 {
-		r.version.Add(1)
+		r.publish(changes...)
 	}
 	r.mu.Unlock()
 	if n > 0 {
@@ -381,141 +465,25 @@ func (r *Registry) UnregisterByPlugin(pluginName string) {
 	}
 }
 
-// current returns the snapshot of the current version, rebuilding it when a
-// change made it stale.
-func (r *Registry) current() *snapshot {
-	if s := r.snap.Load(); s != nil && s.version == r.version.Load() {
-		return s
-	}
-	return r.rebuild()
-}
-
-func (r *Registry) rebuild() *snapshot {
-	r.mu.RLock()
-	s := &snapshot{version: r.version.Load(), byName: maps.Clone(r.tools)}
-	r.mu.RUnlock()
-	s.sorted = slices.SortedFunc(maps.Values(s.byName), func(a, b *entry) int { return strings.Compare(a.name(), b.name()) })
-	for {
-		old := r.snap.Load()
-		if old != nil && old.version >= s.version {
-			return s // a newer one is published; s is still consistent
-		}
-		if r.snap.CompareAndSwap(old, s) {
-			return s
-		}
-	}
-}
+// current returns the current snapshot.
+func (r *Registry) current() *snapshot { return r.snap.Load() }
 
 // Has reports whether name is registered with an executor. Reserved tools
 // report false.
 func (r *Registry) Has(name string) bool {
-	e := r.current().byName[name]
+	e := r.current().lookup(name)
 	return e != nil && !e.reserved
-}
-
-// Definitions returns the definitions that a reaches, sorted by name, so the
-// same set of tools always marshals to the same bytes. A tool is listed
-// exactly when [Registry.Execute] with [CallContext.Access] set to a would
-// run it.
-//
-// The result is cached until the registry changes (unless a holds a layer
-// made with [LayerFunc]) and is shared between callers: treat it, and the
-// schemas in it, as read-only.
-func (r *Registry) Definitions(a Access) []Definition {
-	return r.view(&a).defs
-}
-
-// DefinitionsJSON returns json.Marshal(r.Definitions(a)): the request's
-// "tools" array as bytes, "[]" when empty. Each tool is encoded once, at
-// Register; the joined bytes are cached like [Registry.Definitions]. The
-// slice is shared: do not modify it.
-func (r *Registry) DefinitionsJSON(a Access) []byte {
-	v := r.view(&a)
-	v.jsonOnce.Do(func() { v.json = joinWire(v.entries) })
-	return v.json
-}
-
-// listing is what one Access reaches at one version.
-type listing struct {
-	entries  []*entry
-	defs     []Definition
-	jsonOnce sync.Once
-	json     []byte
-}
-
-// view returns the listing of a at the current version, from the cache when
-// it can.
-func (r *Registry) view(a *Access) *listing {
-	s := r.current()
-	var buf [128]byte
-	key, cacheable := a.appendKey(buf[:0])
-	if cacheable {
-		s.viewMu.Lock()
-		v, ok := s.views[string(key)] // no allocation for the lookup
-		s.viewMu.Unlock()
-		if ok {
-			return v
-		}
-	}
-	v := &listing{}
-	for _, e := range s.sorted {
-		if out, _ := r.reach(e, a); out == reached {
-			v.entries = append(v.entries, e)
-		}
-	}
-	v.defs = make([]Definition, len(v.entries))
-	for i, e := range v.entries {
-		v.defs[i] = e.tool.Definition
-	}
-	if cacheable {
-		s.viewMu.Lock()
-		if s.views == nil {
-			s.views = map[string]*listing{}
-		}
-		if len(s.views) < maxViews {
-			s.views[string(key)] = v
-		}
-		s.viewMu.Unlock()
-	}
-	return v
-}
-
-// joinWire joins the tools' encoded definitions into one JSON array.
-func joinWire(entries []*entry) []byte {
-	n := 2
-	for _, e := range entries {
-		n += len(e.wire) + 1
-	}
-	out := make([]byte, 0, n)
-	out = append(out, '[')
-	for i, e := range entries {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, e.wire...)
-	}
-	return append(out, ']')
-}
-
-// Summaries returns the name, description and groups of each tool that a
-// reaches, sorted by name; an empty slice, never nil, when there is none.
-func (r *Registry) Summaries(a Access) []Summary {
-	entries := r.view(&a).entries
-	out := make([]Summary, len(entries))
-	for i, e := range entries {
-		out[i] = Summary{Name: e.name(), Description: e.tool.Definition.Function.Description, Groups: slices.Clone(e.tool.Groups)}
-	}
-	return out
 }
 
 // All returns every tool, reserved ones included, with its resolved policy,
 // sorted by name.
 func (r *Registry) All() []ToolInfo {
-	sorted := r.current().sorted
-	out := make([]ToolInfo, len(sorted))
-	for i, e := range sorted {
-		out[i] = e.infoCopy()
-	}
+	s := r.current()
+	out := make([]ToolInfo, 0, s.count)
+	s.each(func(e *entry) bool {
+		out = append(out, e.infoCopy())
+		return true
+	})
 	return out
 }
 
@@ -524,7 +492,7 @@ func (r *Registry) All() []ToolInfo {
 // is for administration, not for deciding what a caller may reach (see
 // [Registry.Explain]).
 func (r *Registry) Lookup(name string) (ToolInfo, bool) {
-	e := r.current().byName[name]
+	e := r.current().lookup(name)
 	if e == nil {
 		return ToolInfo{}, false
 	}

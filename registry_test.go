@@ -2,7 +2,10 @@ package toolreg_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -259,4 +262,90 @@ func TestMaxResultBytesBoundsFailuresToo(t *testing.T) {
 		failureOf(t, out)
 	}
 	assert.Equal(t, toolreg.MinResultBytes, limit)
+}
+
+func TestRegisterAllIsAllOrNothing(t *testing.T) {
+	r := toolreg.New(toolreg.WithRejectDuplicates())
+	mustRegister(t, r, newTool("taken", "", nil), "other")
+	var changes int
+	r.OnChange(func() { changes++ })
+	bad := []toolreg.RegisteredTool{newTool("a", "", nil), newTool("bad name", "", nil), newTool("a", "", nil), newTool("taken", "", nil)}
+	_, err := r.RegisterAll(bad, "p")
+	require.ErrorIs(t, err, toolreg.ErrInvalidName)
+	require.ErrorIs(t, err, toolreg.ErrDuplicate)
+	assert.Contains(t, err.Error(), "twice in the batch")
+	assert.Equal(t, []string{"taken"}, names(r.Definitions(toolreg.Access{})), "nothing of a failed batch is applied")
+	assert.Zero(t, changes)
+
+	good := make([]toolreg.RegisteredTool, 500)
+	for i := range good {
+		good[i] = newTool(fmt.Sprintf("t%03d", i), "ok", nil)
+	}
+	r = toolreg.New()
+	mustRegister(t, r, newTool("taken", "", nil), "other")
+	changes = 0
+	r.OnChange(func() { changes++ })
+	v := r.Version()
+	undo, err := r.RegisterAll(good, "p")
+	require.NoError(t, err)
+	assert.Equal(t, v+1, r.Version(), "one change")
+	assert.Equal(t, 1, changes, "one round of change hooks")
+	assert.Len(t, r.Definitions(toolreg.Access{}), 501)
+	mustRegister(t, r, newTool("t007", "replaced", nil), "q") // no longer the batch's
+	undo()
+	assert.Equal(t, []string{"t007", "taken"}, names(r.Definitions(toolreg.Access{})))
+}
+
+func TestLargeRegistriesStayConsistentThroughChurn(t *testing.T) {
+	r := toolreg.New()
+	const n = 6000 // past the size where changes are kept beside the base map
+	want := map[string]bool{}
+	for i := range n {
+		name := fmt.Sprintf("tool_%05d", (i*7919)%n)
+		mustRegister(t, r, newTool(name, name, nil), fmt.Sprintf("plugin%d", i%7))
+		want[name] = true
+	}
+	r.UnregisterByPlugin("plugin3")
+	for i := range n {
+		if i%7 == 3 {
+			delete(want, fmt.Sprintf("tool_%05d", (i*7919)%n))
+		}
+	}
+	for i := 0; i < n; i += 11 {
+		name := fmt.Sprintf("tool_%05d", i)
+		mustRegister(t, r, newTool(name, "again", nil), "again")
+		want[name] = true
+	}
+	got := names(r.Definitions(toolreg.Access{}))
+	assert.Len(t, got, len(want))
+	assert.True(t, slices.IsSorted(got))
+	for _, name := range got {
+		assert.True(t, want[name], name)
+	}
+	for name := range want {
+		assert.True(t, r.Has(name), name)
+	}
+	assert.False(t, r.Has("tool_00003") && !want["tool_00003"])
+	assert.Equal(t, "again", r.Execute(context.Background(), "tool_00011", nil, toolreg.CallContext{}))
+}
+
+func TestListingsSurviveManySessionsWithinTheCacheBound(t *testing.T) {
+	r := toolreg.New(toolreg.WithListingCache(4))
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		mustRegister(t, r, newTool(n, "ok", nil), "p")
+	}
+	for round := range 3 {
+		for _, n := range []string{"a", "b", "c", "d", "e"} {
+			a := toolreg.Access{Layers: []toolreg.Layer{toolreg.AllowList("session", []string{n})}}
+			assert.Equal(t, []string{n}, names(r.Definitions(a)), "round %d", round)
+			assert.Equal(t, `[`+string(mustMarshal(t, r.Definitions(a)[0]))+`]`, string(r.DefinitionsJSON(a)))
+		}
+	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
 }

@@ -278,7 +278,7 @@ func (r *Registry) suggest(s *snapshot, name string, a *Access) []string {
 	tokens := nameTokens(lower)
 	var found []scored
 	for _, e := range append(r.names.candidates(lower), s.neighbours(name, lower)...) {
-		if e.name() == name || s.byName[e.name()] != e {
+		if e.name() == name || s.lookup(e.name()) != e {
 			continue // the name itself, or no longer in this snapshot
 		}
 		score := likeness(e, lower, tokens)
@@ -314,8 +314,10 @@ const maxNeighbours = 8
 func (s *snapshot) neighbours(name, lower string) []*entry {
 	var out []*entry
 	for _, q := range []string{name, lower} {
-		i, _ := slices.BinarySearchFunc(s.sorted, q, func(e *entry, q string) int { return strings.Compare(e.name(), q) })
-		out = append(out, s.sorted[max(0, i-maxNeighbours):min(len(s.sorted), i+maxNeighbours)]...)
+		n := 0
+		s.sorted.Before(q, func(e *entry) bool { out = append(out, e); n++; return n < maxNeighbours })
+		n = 0
+		s.sorted.From(q, func(e *entry) bool { out = append(out, e); n++; return n < maxNeighbours })
 	}
 	return out
 }

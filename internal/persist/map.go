@@ -1,0 +1,280 @@
+// Package persist holds the immutable, structurally shared collections
+// behind the registry's snapshots: a string-keyed hash array mapped trie and
+// a chunked sorted list. Every update returns a new version in time
+// proportional to the logarithm (the map) or to a chunk (the list) and
+// leaves the old version intact, so readers use a version without locks
+// while a writer builds the next one.
+package persist
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+)
+
+const (
+	bitsPerLevel = 5
+	fanout       = 1 << bitsPerLevel
+	maxShift     = 60 // below this the 64-bit hash is used up: collisions share a leaf list
+)
+
+// Map is an immutable map from string keys to V: a hash array mapped trie
+// whose levels are fixed arrays of 32 slots, so a lookup follows one
+// pointer per level with no indexing arithmetic beyond the hash bits. The
+// zero Map is empty and ready to use. Methods that change it return the new
+// version, copying one node per level.
+type Map[V any] struct {
+	root *node[V]
+	seed uint64
+	len  int
+}
+
+type node[V any] struct {
+	slots [fanout]slot[V]
+}
+
+// slot is empty, a child level, or a leaf, held inline so that a lookup
+// reads the hash and key without another pointer; more leaves chain from it
+// only when full 64-bit hashes collide.
+type slot[V any] struct {
+	child *node[V]
+	leaf  leaf[V]
+	full  bool // leaf holds a key
+}
+
+type leaf[V any] struct {
+	key  string
+	hash uint64
+	val  V
+	next *leaf[V]
+}
+
+// NewMap returns an empty map with a fresh random hash seed.
+func NewMap[V any]() Map[V] {
+	return Map[V]{seed: newSeed()}
+}
+
+func newSeed() uint64 { return maphash.Comparable(maphash.MakeSeed(), 0) | 1 }
+
+// hashKey is a fast seeded hash of a short string: eight bytes at a time,
+// then a full avalanche, so that every group of low bits the trie uses is
+// well mixed. The seed keeps the layout unpredictable from outside.
+func hashKey(seed uint64, k string) uint64 {
+	h := seed ^ uint64(len(k))*0x9e3779b97f4a7c15
+	for len(k) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64([]byte(k[:8]))) * 0xff51afd7ed558ccd
+		h ^= h >> 32
+		k = k[8:]
+	}
+	var tail uint64
+	for i := len(k) - 1; i >= 0; i-- {
+		tail = tail<<8 | uint64(k[i])
+	}
+	h = (h ^ tail) * 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
+}
+
+// Len returns the number of keys.
+func (m Map[V]) Len() int { return m.len }
+
+// Get returns the value of k and whether it is present.
+func (m Map[V]) Get(k string) (V, bool) {
+	if n := m.root; n != nil {
+		h := hashKey(m.seed, k)
+		for shift := uint(0); ; shift += bitsPerLevel {
+			s := &n.slots[(h>>shift)&(fanout-1)]
+			if s.child != nil {
+				n = s.child
+				continue
+			}
+			if s.full {
+				for l := &s.leaf; l != nil; l = l.next {
+					if l.hash == h && l.key == k {
+						return l.val, true
+					}
+				}
+			}
+			break
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// Set returns a map in which k maps to v.
+func (m Map[V]) Set(k string, v V) Map[V] {
+	if m.seed == 0 {
+		m.seed = newSeed() // the zero Map
+	}
+	root, added := m.root.set(&leaf[V]{key: k, hash: hashKey(m.seed, k), val: v}, 0)
+	m.root = root
+	if added {
+		m.len++
+	}
+	return m
+}
+
+// set returns a copy of n (nil: empty) with l in it, and whether its key is
+// new.
+func (n *node[V]) set(l *leaf[V], shift uint) (*node[V], bool) {
+	out := &node[V]{}
+	if n != nil {
+		*out = *n
+	}
+	s := &out.slots[(l.hash>>shift)&(fanout-1)]
+	switch {
+	case s.child != nil:
+		child, added := s.child.set(l, shift+bitsPerLevel)
+		s.child = child
+		return out, added
+	case !s.full:
+		s.leaf, s.full = *l, true
+		return out, true
+	case s.leaf.hash == l.hash || shift >= maxShift:
+		chain, added := replaceInChain(&s.leaf, l)
+		s.leaf = *chain
+		return out, added
+	}
+	// Another hash sits here: push both a level down.
+	var child *node[V]
+	for old := &s.leaf; old != nil; old = old.next {
+		child, _ = child.set(&leaf[V]{key: old.key, hash: old.hash, val: old.val}, shift+bitsPerLevel)
+	}
+	child, added := child.set(l, shift+bitsPerLevel)
+	*s = slot[V]{child: child}
+	return out, added
+}
+
+// replaceInChain returns a fresh chain: l first, then the other leaves of
+// chain except the one with l's key, and whether l's key is new.
+func replaceInChain[V any](chain, l *leaf[V]) (*leaf[V], bool) {
+	var kept []*leaf[V]
+	added := true
+	for c := chain; c != nil; c = c.next {
+		if c.key == l.key {
+			added = false
+			continue
+		}
+		kept = append(kept, c)
+	}
+	return rebuildChain(l, kept), added
+}
+
+// rebuildChain makes a fresh chain of first followed by rest.
+func rebuildChain[V any](first *leaf[V], rest []*leaf[V]) *leaf[V] {
+	var next *leaf[V]
+	for i := len(rest) - 1; i >= 0; i-- {
+		next = &leaf[V]{key: rest[i].key, hash: rest[i].hash, val: rest[i].val, next: next}
+	}
+	return &leaf[V]{key: first.key, hash: first.hash, val: first.val, next: next}
+}
+
+// Delete returns a map without k.
+func (m Map[V]) Delete(k string) Map[V] {
+	if m.root == nil {
+		return m
+	}
+	root, removed := m.root.del(k, hashKey(m.seed, k), 0)
+	if removed {
+		m.root = root
+		m.len--
+	}
+	return m
+}
+
+// del returns a copy of n without k (nil once it is empty), and whether k
+// was there. A level left with a single leaf folds into its parent.
+func (n *node[V]) del(k string, h uint64, shift uint) (*node[V], bool) {
+	s := n.slots[(h>>shift)&(fanout-1)]
+	var repl slot[V]
+	switch {
+	case s.child != nil:
+		child, removed := s.child.del(k, h, shift+bitsPerLevel)
+		if !removed {
+			return n, false
+		}
+		if lone := child.loneLeaf(); lone != nil {
+			repl.leaf, repl.full = *lone, true
+		} else if child != nil {
+			repl.child = child
+		}
+	case s.full:
+		var kept []*leaf[V]
+		found := false
+		for c := &s.leaf; c != nil; c = c.next {
+			if c.hash == h && c.key == k {
+				found = true
+				continue
+			}
+			kept = append(kept, c)
+		}
+		if !found {
+			return n, false
+		}
+		if len(kept) > 0 {
+			repl.leaf, repl.full = *rebuildChain(kept[0], kept[1:]), true
+		}
+	default:
+		return n, false
+	}
+	out := &node[V]{}
+	*out = *n
+	out.slots[(h>>shift)&(fanout-1)] = repl
+	for i := range out.slots {
+		if out.slots[i].child != nil || out.slots[i].full {
+			return out, true
+		}
+	}
+	return nil, true
+}
+
+// loneLeaf returns the leaf chain of a node (nil: none) that holds nothing
+// else, or nil.
+func (n *node[V]) loneLeaf() *leaf[V] {
+	if n == nil {
+		return nil
+	}
+	var lone *leaf[V]
+	for i := range n.slots {
+		s := &n.slots[i]
+		switch {
+		case s.child != nil:
+			return nil
+		case s.full && lone != nil:
+			return nil
+		case s.full:
+			lone = &s.leaf
+		}
+	}
+	return lone
+}
+
+// All calls yield for every key and value, in no particular order, until
+// yield returns false.
+func (m Map[V]) All(yield func(string, V) bool) {
+	m.root.all(yield)
+}
+
+func (n *node[V]) all(yield func(string, V) bool) bool {
+	if n == nil {
+		return true
+	}
+	for i := range n.slots {
+		s := &n.slots[i]
+		if s.child != nil && !s.child.all(yield) {
+			return false
+		}
+		if !s.full {
+			continue
+		}
+		for l := &s.leaf; l != nil; l = l.next {
+			if !yield(l.key, l.val) {
+				return false
+			}
+		}
+	}
+	return true
+}
