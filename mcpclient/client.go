@@ -472,6 +472,9 @@ func (c *Client) convert(rt *mcp.Tool) (candidate, error) {
 		Permission: c.cfg.permission,
 		Groups:     slices.Clone(c.cfg.groups),
 		Timeout:    c.cfg.timeout,
+		// Numbers reach the server exactly as the model wrote them: an
+		// int64 id beyond 2^53 survives the trip.
+		UseNumber: true,
 	}
 	if c.cfg.prepare != nil && !c.cfg.prepare(rt, &cand.tool) {
 		return candidate{}, nil
@@ -486,14 +489,14 @@ func (c *Client) convert(rt *mcp.Tool) (candidate, error) {
 // is registered again.
 func fingerprint(wire []byte, t toolreg.RegisteredTool) string {
 	policy, _ := json.Marshal(struct {
-		Name                     string
-		Visibility, Confirm      string
-		Risk                     string
-		Groups                   []string
-		Timeout                  time.Duration
-		Permission               string
-		Description              string
-		Parameters               toolreg.Parameters
+		Name                string
+		Visibility, Confirm string
+		Risk                string
+		Groups              []string
+		Timeout             time.Duration
+		Permission          string
+		Description         string
+		Parameters          toolreg.Parameters
 	}{t.Definition.Function.Name, string(t.Visibility), string(t.Confirm), string(t.Risk), t.Groups, t.Timeout,
 		t.Permission, t.Definition.Function.Description, t.Definition.Function.Parameters})
 	return string(wire) + "\x00" + string(policy)

@@ -31,6 +31,8 @@ type Server struct {
 	superset toolreg.Access // every tool any session could reach
 
 	unsubscribe func()
+	closing     context.Context // done once Close has begun
+	stop        context.CancelFunc
 
 	syncMu  sync.Mutex // serializes syncs; guards exposed
 	exposed map[string]*exposedTool
@@ -95,7 +97,8 @@ func New(reg *toolreg.Registry, opts ...Option) (s *Server, err error) {
 	if s.sdk, err = newSDKServer(cfg); err != nil {
 		return nil, err
 	}
-	s.sdk.AddReceivingMiddleware(s.filterList)
+	s.closing, s.stop = context.WithCancel(context.Background())
+	s.sdk.AddReceivingMiddleware(s.filterList, s.endListens)
 	s.sync(false)
 	s.unsubscribe = reg.OnChange(s.changed)
 	return s, nil
@@ -180,6 +183,7 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	s.unsubscribe()
 	s.inflight.Wait()
+	s.stop()
 	for ss := range s.sdk.Sessions() {
 		ss.Close()
 	}
@@ -289,6 +293,22 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 			out.CacheScope = "private" // the list is this user's
 		}
 		return &out, nil
+	}
+}
+
+// endListens ends every subscriptions/listen request when Close begins.
+// Such a request waits until the client cancels it; the SDK's session Close
+// cancels the ones it knows of, but one that arrives while Close runs
+// would hold Close forever.
+func (s *Server) endListens(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "subscriptions/listen" {
+			return next(ctx, method, req)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.closing, cancel)()
+		return next(ctx, method, req)
 	}
 }
 
