@@ -392,7 +392,9 @@ func TestConcurrentCallsAndRelistings(t *testing.T) {
 		wg.Go(func() {
 			name := string(rune('a' + i))
 			srv.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)},
-				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{}, nil
+				})
 			assert.NoError(t, c.Refresh(t.Context()))
 			c.Tools()
 			c.Skipped()
@@ -401,4 +403,3 @@ func TestConcurrentCallsAndRelistings(t *testing.T) {
 	wg.Wait()
 	eventually(t, "all tools imported", func() bool { return len(c.Tools()) == 15 })
 }
-
