@@ -198,6 +198,9 @@ func TestNumbersArriveExactly(t *testing.T) {
 	connect(t, remote(nil), reg.Scope("remote"))
 	res := reg.Call(t.Context(), "mcp_echo", map[string]any{"id": json.Number("9007199254740993")}, toolreg.CallContext{})
 	assert.Equal(t, `{"id":9007199254740993}`, res.Content)
+	// Imported tools decode the model's arguments with json.Number.
+	res = reg.CallJSON(t.Context(), "mcp_echo", `{"id":9007199254740993}`, toolreg.CallContext{})
+	assert.Equal(t, `{"id":9007199254740993}`, res.Content)
 }
 
 func TestACallHonorsItsContextAndTimeout(t *testing.T) {
