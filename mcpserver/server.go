@@ -52,8 +52,8 @@ type exposedTool struct {
 }
 
 // New returns a server that exposes reg's tools over MCP. It reads the
-// registry now, and from then on follows every change of it ([Registry.OnChange])
-// until [Server.Close]: after a burst of changes the tool set is updated and
+// registry now, and from then on follows every change of it
+// ([toolreg.Registry.OnChange]) until [Server.Close]: after a burst of changes the tool set is updated and
 // every session receives notifications/tools/list_changed (see
 // [WithNotifyDelay]).
 //
@@ -276,7 +276,7 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || lr == nil {
 			return res, err
 		}
-		defs := s.reg.Definitions(s.callContext(ctx, req).Access)
+		defs := s.reg.Definitions(s.access(ctx, s.session(req)))
 		offered := make(map[string]struct{}, len(defs))
 		for _, d := range defs {
 			offered[d.Function.Name] = struct{}{}

@@ -343,6 +343,25 @@ func TestAToolTheSDKRefusesIsLeftOutAlone(t *testing.T) {
 	callErr(t, c, "bad_header", map[string]any{"s": map[string]any{}})
 }
 
+func TestHostileCalls(t *testing.T) {
+	c := connectInMemory(t, newServer(t, fixture(t)), "")
+	for _, name := range []string{strings.Repeat("n", 1<<20), "bad\xff\xfename", "", "add\x00"} {
+		we := callErr(t, c, name, map[string]any{"a": 1, "b": 2})
+		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), we.Code)
+	}
+	// Arguments nested past the registry's bound reach it and are refused.
+	// (Far deeper JSON, thousands of levels, makes the SDK end the session
+	// before any tool is asked: only the offending client's.)
+	deep := json.RawMessage(`{"a":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `,"b":1}`)
+	res, err := c.CallTool(t.Context(), &mcp.CallToolParams{Name: "add", Arguments: deep})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content[0].(*mcp.TextContent).Text, toolreg.CodeInvalidArguments)
+	res, err = c.CallTool(t.Context(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}})
+	require.NoError(t, err, "the session survives")
+	assert.Equal(t, "3", res.Content[0].(*mcp.TextContent).Text)
+}
+
 func TestArgumentsThatAreNotAnObject(t *testing.T) {
 	c := connectInMemory(t, newServer(t, fixture(t)), "")
 	for _, args := range []any{json.RawMessage(`null`), json.RawMessage(`[1,2]`), json.RawMessage(`"x"`)} {
