@@ -87,7 +87,7 @@ type Skipped struct {
 //
 // Each remote tool becomes a [toolreg.RegisteredTool] named by the prefix
 // (see [WithPrefix]) and the remote name (sanitized when it is not a valid
-// registry name: see [Tool]), with the remote description, the input schema
+// registry name, as the package documentation says), with the remote description, the input schema
 // converted exactly, and the risk, permission, groups and timeout the
 // options give. A tool whose schema cannot be carried exactly, is over a
 // bound, clashes with another's name or is refused by the registry is
@@ -99,7 +99,8 @@ type Skipped struct {
 // handler's error, so the model reads code "tool_error" with the server's
 // text or a message that names the tool and the failure.
 //
-// ctx bounds the connection and the first listing only. New fails, and
+// ctx bounds the connection and the first listing only (the listing is
+// also bounded by [WithTimeout]). New fails, and
 // leaves nothing registered, when scope or t is nil, the prefix is
 // invalid, the connection fails or the first listing fails.
 func New(ctx context.Context, scope *toolreg.Scope, t mcp.Transport, opts ...Option) (*Client, error) {
@@ -159,8 +160,9 @@ func New(ctx context.Context, scope *toolreg.Scope, t mcp.Transport, opts ...Opt
 }
 
 // Session returns the MCP session, for the server's prompts and resources.
-// Closing it ends the import as [Client.Close] does, except that the
-// imported tools are then removed only when the client notices.
+// Closing it ends the import: the imported tools are removed, as when the
+// server exits. Call [Client.Close] all the same, to wait for the client's
+// goroutines.
 func (c *Client) Session() *mcp.ClientSession { return c.session }
 
 // Tools returns the tools imported by the last listing, sorted by registry
@@ -292,6 +294,17 @@ func (c *Client) stopRefreshing() {
 	c.mu.Unlock()
 }
 
+// hasEnded reports whether the session has ended; watch then removes the
+// tools, and nothing may be registered again.
+func (c *Client) hasEnded() bool {
+	select {
+	case <-c.ended:
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *Client) isClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -342,8 +355,8 @@ func (c *Client) sync(ctx context.Context) error {
 
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
-	if c.isClosed() {
-		return nil
+	if c.isClosed() || c.hasEnded() {
+		return nil // a listing that raced with the end registers nothing
 	}
 	byName := make(map[string]*candidate, len(want))
 	for i := range want {

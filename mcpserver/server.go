@@ -74,7 +74,7 @@ type exposedTool struct {
 //
 // New fails when reg is nil, or when [WithServerOptions] holds options the
 // SDK refuses. It starts no goroutine.
-func New(reg *toolreg.Registry, opts ...Option) (s *Server, err error) {
+func New(reg *toolreg.Registry, opts ...Option) (*Server, error) {
 	if reg == nil {
 		return nil, errors.New("mcpserver: nil registry")
 	}
@@ -84,7 +84,7 @@ func New(reg *toolreg.Registry, opts ...Option) (s *Server, err error) {
 			o(&cfg)
 		}
 	}
-	s = &Server{reg: reg, cfg: cfg, exposed: map[string]*exposedTool{}}
+	s := &Server{reg: reg, cfg: cfg, exposed: map[string]*exposedTool{}}
 	if !cfg.restricted {
 		s.hide = toolreg.LayerFunc("mcp", func(t toolreg.ToolInfo) toolreg.Verdict {
 			if t.Visibility == toolreg.VisibilityRestricted {
@@ -94,6 +94,7 @@ func New(reg *toolreg.Registry, opts ...Option) (s *Server, err error) {
 		})
 	}
 	s.superset = s.withHide(toolreg.Access{Groups: []string{toolreg.AllGroups}})
+	var err error
 	if s.sdk, err = newSDKServer(cfg); err != nil {
 		return nil, err
 	}
