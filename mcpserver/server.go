@@ -86,12 +86,7 @@ func New(reg *toolreg.Registry, opts ...Option) (*Server, error) {
 	}
 	s := &Server{reg: reg, cfg: cfg, exposed: map[string]*exposedTool{}}
 	if !cfg.restricted {
-		s.hide = toolreg.LayerFunc("mcp", func(t toolreg.ToolInfo) toolreg.Verdict {
-			if t.Visibility == toolreg.VisibilityRestricted {
-				return toolreg.Verdict{Reason: "restricted tools are not served over MCP"}
-			}
-			return toolreg.Verdict{Allowed: true}
-		})
+		s.hide = toolreg.HideRestricted("mcp") // cacheable, unlike a LayerFunc
 	}
 	s.superset = s.withHide(toolreg.Access{Groups: []string{toolreg.AllGroups}})
 	var err error
