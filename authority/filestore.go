@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+	"unicode/utf8"
 )
 
 // FileStore is a [Store] kept in one JSON file, for a single process that
@@ -125,6 +126,9 @@ func loadFile(path string, maxRecords int) (*state, error) {
 func decodeState(data []byte, maxRecords int) (*state, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("the file is empty")
+	}
+	if !utf8.Valid(data) {
+		return nil, errors.New("the file is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
