@@ -16,7 +16,7 @@ const redactedValue = "[redacted]"
 func (a *Authority) redact(tool string, args map[string]any) map[string]any {
 	var props map[string]any
 	if r := a.cfg.registry; r != nil {
-		defs := r.Definitions(toolreg.Filter{Groups: []string{toolreg.AllGroups}})
+		defs := r.Definitions(toolreg.Access{Groups: []string{toolreg.AllGroups}})
 		if i, ok := slices.BinarySearchFunc(defs, tool, func(d toolreg.Definition, name string) int {
 			return strings.Compare(d.Function.Name, name)
 		}); ok {
