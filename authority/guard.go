@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/toolreg/toolreg"
 )
@@ -278,8 +279,9 @@ func (a *Authority) openRequest(ctx context.Context, c *call, redacted map[strin
 	if err != nil || len(args) > a.cfg.maxArgsBytes {
 		args = nil
 	}
+	id := newRequestID()
 	r, err := a.cfg.store.OpenRequest(ctx, Request{
-		ID: newRequestID(), Key: c.key(c.argsDigest()), Tool: c.req.Name, Args: args,
+		ID: id, Key: c.key(c.argsDigest()), Tool: c.req.Name, Args: args,
 		State: RequestPending, Created: now, Expires: now.Add(a.cfg.requestTTL),
 	}, a.cfg.maxPending, now)
 	switch {
@@ -288,7 +290,19 @@ func (a *Authority) openRequest(ctx context.Context, c *call, redacted map[strin
 	case err != nil:
 		return c.refuse(ReasonUnavailable, err)
 	}
+	if r.ID == id && a.cfg.onPending != nil {
+		a.notifyPending(r)
+	}
 	e := c.refuse(ReasonPending, nil)
 	e.RequestID = r.ID
 	return e
+}
+
+func (a *Authority) notifyPending(r Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.cfg.logger.Error("authority: recovered panic in the pending hook", "request", r.ID, "panic", fmt.Sprint(p))
+		}
+	}()
+	a.cfg.onPending(r)
 }

@@ -39,6 +39,7 @@ type config struct {
 	maxPending     int
 	maxGrants      int
 	maxArgsBytes   int
+	onPending      func(Request)
 	errs           []error
 }
 
@@ -263,4 +264,14 @@ func WithMaxArgsBytes(n int) Option {
 			c.maxArgsBytes = n
 		}
 	}
+}
+
+// WithOnPending calls f each time the guard opens a deferred request (not
+// when a retry finds the same request still pending), so the host can tell
+// a person: send a chat message, show a page. f runs on the calling
+// goroutine with no lock held, after the request is stored; it should
+// return quickly. A panic in f is logged and changes nothing. nil removes
+// the hook.
+func WithOnPending(f func(Request)) Option {
+	return func(c *config) { c.onPending = f }
 }

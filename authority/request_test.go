@@ -165,6 +165,24 @@ func TestDeferredApproval(t *testing.T) {
 		require.NoError(t, json.Unmarshal(r.Args, &stored))
 		assert.Equal(t, map[string]any{"token": "[redacted]"}, stored)
 	})
+	t.Run("the pending hook hears of each new request once", func(t *testing.T) {
+		var heard []authority.Request
+		a, g, _ := setupOwner(t, authority.WithOnPending(func(r authority.Request) { heard = append(heard, r) }))
+		id := pendingID(t, call(g, args))
+		pendingID(t, call(g, args))
+		require.Len(t, heard, 1)
+		assert.Equal(t, id, heard[0].ID)
+		assert.Equal(t, authority.RequestPending, heard[0].State)
+		_, err := a.Approve(ctx, id)
+		require.NoError(t, err)
+		require.NoError(t, call(g, args))
+		pendingID(t, call(g, args))
+		assert.Len(t, heard, 2)
+	})
+	t.Run("a panicking pending hook changes nothing", func(t *testing.T) {
+		_, g, _ := setupOwner(t, authority.WithOnPending(func(authority.Request) { panic("boom") }))
+		pendingID(t, call(g, args))
+	})
 	t.Run("request ids are unguessable and distinct", func(t *testing.T) {
 		_, g, _ := setupOwner(t, authority.WithMaxPending(64))
 		seen := map[string]bool{}
