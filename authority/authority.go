@@ -17,6 +17,11 @@ import (
 // state in a [Store] and holds no per-caller state of its own, so replicas
 // that share a store share every decision. It is safe for concurrent use,
 // and holds no lock while a confirmer waits.
+//
+// What callers can grow is bounded per session of an identity: at most
+// [DefaultMaxPending] live deferred requests ([WithMaxPending]) and
+// [DefaultMaxGrants] live grants ([WithMaxGrants]), each expiring; the
+// built-in stores also bound their records in total ([WithMaxRecords]).
 type Authority struct {
 	cfg config
 }

@@ -192,18 +192,6 @@ func (s *state) purgeSession(sess sessionOf, now time.Time) {
 	}
 }
 
-// room makes space for one more record, dropping expired ones if needed.
-func (s *state) room(max int, now time.Time) error {
-	if s.records() < max {
-		return nil
-	}
-	s.purge(now)
-	if s.records() < max {
-		return nil
-	}
-	return fmt.Errorf("%w: the store holds its maximum of %d records", ErrFull, max)
-}
-
 // read runs f on the current state under the lock.
 func (l *local) read(f func(*state)) {
 	l.mu.Lock()

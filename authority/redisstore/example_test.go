@@ -16,11 +16,12 @@ import (
 func Example() {
 	ctx := context.Background()
 	owner := authority.Identity{Platform: "web", UserID: "olivia"}
+	prefix := newPrefix() // a fresh key space, as each run's
 	pending := make(chan authority.Request, 1)
 	replica := func() (*toolreg.Registry, *authority.Authority, func()) {
 		client := redis.NewClient(&redis.Options{Addr: redisAddr})
 		a, err := authority.New(
-			authority.WithStore(redisstore.New(client, redisstore.WithPrefix("{example}:"))),
+			authority.WithStore(redisstore.New(client, redisstore.WithPrefix(prefix))),
 			authority.WithOwners(owner),
 			authority.WithDeferredApproval("web"),
 			authority.WithOnPending(func(r authority.Request) { pending <- r }), // tell a person
