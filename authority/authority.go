@@ -168,6 +168,10 @@ func (a *Authority) Request(ctx context.Context, id string) (Request, error) {
 // then runs exactly once, even when replicas sharing the store race on it.
 // The approval lapses after [WithRequestTTL]. An unknown or expired id fails
 // with [ErrNotFound], a request already decided with [ErrResolved].
+//
+// The authority does not know who approves: the host must check that the
+// person answering may approve this request (its caller, or an owner)
+// before calling Approve.
 func (a *Authority) Approve(ctx context.Context, id string) (Request, error) {
 	return a.resolve(ctx, id, true)
 }

@@ -270,6 +270,11 @@ func (l *local) PutGrant(_ context.Context, g Grant, limit int, now time.Time) e
 		return err
 	}
 	return l.write(now, func(s *state) (bool, error) {
+		if !live(g.Expires, now) { // expired already: it only removes the grant it replaces
+			_, had := s.grants[g.Key]
+			s.dropGrant(g.Key)
+			return had, nil
+		}
 		changed := false
 		if _, had := s.grants[g.Key]; !had {
 			sess := g.session()
@@ -385,6 +390,10 @@ func (l *local) OpenRequest(_ context.Context, r Request, limit int, now time.Ti
 		changed = changed || s.records() != before
 		if limit > 0 && len(s.reqsOf[sess]) >= limit {
 			return changed, fmt.Errorf("%w: the session holds its maximum of %d requests", ErrFull, limit)
+		}
+		if !live(r.Expires, now) { // expired already: nothing to keep
+			out = r
+			return changed, nil
 		}
 		if s.records() >= l.cfg.maxRecords {
 			changed = s.purge(now) || changed

@@ -106,7 +106,8 @@ type LevelStore interface {
 
 // GrantStore keeps grants.
 type GrantStore interface {
-	// PutGrant stores g, replacing a grant with the same Key. When the
+	// PutGrant stores g, replacing a grant with the same Key; a g already
+	// expired at now only removes the grant it replaces. When the
 	// session of g (its identity and session id) already holds limit live
 	// grants under other keys, it fails with [ErrFull]; limit <= 0 sets no
 	// per-session bound.
@@ -126,8 +127,9 @@ type GrantStore interface {
 type RequestStore interface {
 	// OpenRequest stores r as pending, unless a live request with the same
 	// Key exists: then it returns that one, whatever its state, and stores
-	// nothing. When the session already holds limit live requests it fails
-	// with [ErrFull]; limit <= 0 sets no per-session bound.
+	// nothing. An r already expired at now is returned and not kept. When
+	// the session already holds limit live requests it fails with
+	// [ErrFull]; limit <= 0 sets no per-session bound.
 	OpenRequest(ctx context.Context, r Request, limit int, now time.Time) (Request, error)
 	// Request returns the live request with the given id.
 	Request(ctx context.Context, id string, now time.Time) (Request, bool, error)

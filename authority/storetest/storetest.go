@@ -178,6 +178,14 @@ func grants(t *testing.T, open func(*testing.T) authority.Store) {
 			t.Errorf("listed %v, want %v", got, want)
 		}
 	})
+	t.Run("a grant expired when put is not kept and removes the one it replaces", func(t *testing.T) {
+		s := open(t)
+		must(t, s.PutGrant(ctx, authority.Grant{Key: k, UsesLeft: 1, Expires: base.Add(time.Hour)}, 10, base))
+		must(t, s.PutGrant(ctx, authority.Grant{Key: k, UsesLeft: 1, Expires: base}, 10, base))
+		if _, ok, _ := s.UseGrant(ctx, k, base.Add(-time.Minute)); ok {
+			t.Error("an expired grant was kept, or the grant it replaced survived")
+		}
+	})
 	t.Run("a deleted grant admits nothing", func(t *testing.T) {
 		s := open(t)
 		must(t, s.PutGrant(ctx, authority.Grant{Key: k, UsesLeft: 1, Expires: base.Add(time.Hour)}, 10, base))
@@ -250,6 +258,17 @@ func requests(t *testing.T, open func(*testing.T) authority.Store) {
 		must(t, err)
 		if r.ID != "r2" {
 			t.Errorf("after expiry the call got %q, want a new r2", r.ID)
+		}
+	})
+	t.Run("a request expired when opened is returned and not kept", func(t *testing.T) {
+		s := open(t)
+		r, err := s.OpenRequest(ctx, newReq("r1", k, 0), 10, base)
+		must(t, err)
+		if r.ID != "r1" || r.State != authority.RequestPending {
+			t.Errorf("opened %+v", r)
+		}
+		if _, ok, _ := s.Request(ctx, "r1", base.Add(-time.Minute)); ok {
+			t.Error("an expired request was kept")
 		}
 	})
 	t.Run("a decision is resolved once and taken once", func(t *testing.T) {
