@@ -135,8 +135,11 @@ func TestHostileCallers(t *testing.T) {
 		{"an owner's user id on another platform", guardReq("rm", sensitive, authority.Identity{Platform: "chat2", UserID: "olivia"}, "s", nil), authority.ReasonLevel},
 		{"an unknown risk is read as unset", toolreg.GuardRequest{Name: "rm", Risk: "catastrophic", Visibility: toolreg.VisibilityRestricted, Platform: "chat", UserID: "frank"}, authority.ReasonLevel},
 		{"an unknown confirm asks every time", toolreg.GuardRequest{Name: "rm", Confirm: "maybe", Platform: "chat", UserID: "olivia"}, ""},
-		{"deeply nested arguments", guardReq("rm", dangerous, owner, "s", nested(10000)), ""},
-		{"a NaN argument", guardReq("rm", dangerous, owner, "s", map[string]any{"x": nan()}), ""},
+		{"deeply nested arguments cannot be approved", guardReq("rm", dangerous, owner, "s", nested(10000)), authority.ReasonInvalidArgs},
+		{"a NaN argument cannot be approved", guardReq("rm", dangerous, owner, "s", map[string]any{"x": nan()}), authority.ReasonInvalidArgs},
+		{"a func argument cannot be approved", guardReq("rm", dangerous, owner, "s", map[string]any{"x": func() {}}), authority.ReasonInvalidArgs},
+		{"arguments with no JSON form need no digest when nothing is approved", guardReq("rm", sensitive, owner, "s", map[string]any{"x": nan()}), ""},
+		{"arguments with no JSON form leave a caller below the level where it was", guardReq("rm", sensitive, stranger, "s", map[string]any{"x": nan()}), authority.ReasonLevel},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,6 +37,7 @@ const (
 	ReasonBanned        Reason = "banned"         // the caller's level is negative
 	ReasonLevel         Reason = "level"          // the caller's level is below the capability's minimum
 	ReasonInvalidCaller Reason = "invalid_caller" // identity or session is not valid UTF-8 or is too long
+	ReasonInvalidArgs   Reason = "invalid_args"   // an approval is needed and the arguments have no JSON form to bind it to
 	ReasonNoConfirmer   Reason = "no_confirmer"   // confirmation is needed and the platform has no confirmer
 	ReasonDeclined      Reason = "declined"       // the person asked said no
 	ReasonConfirmFailed Reason = "confirm_failed" // the confirmer failed, panicked or timed out
@@ -80,6 +81,8 @@ func (e *DecisionError) Error() string {
 		return fmt.Sprintf("authority: %s needs authority level %d", tool, e.MinLevel)
 	case ReasonInvalidCaller:
 		return "authority: " + tool + " is denied: the caller's identity or session is not valid UTF-8 or is too long"
+	case ReasonInvalidArgs:
+		return "authority: " + tool + " is denied: its arguments have no JSON form to approve"
 	case ReasonNoConfirmer:
 		return fmt.Sprintf("authority: %s needs confirmation and no one can confirm on platform %q", tool, e.Platform)
 	case ReasonDeclined:

@@ -39,23 +39,32 @@ func (a *Authority) Guard() toolreg.ExecutionGuard { return a.check }
 
 // call is one guard decision in progress.
 type call struct {
-	req    toolreg.GuardRequest
-	id     Identity
-	cap    string
-	owner  bool
-	digest string // computed when first needed
+	req       toolreg.GuardRequest
+	id        Identity
+	cap       string
+	owner     bool
+	digest    string // computed by digestArgs
+	digestErr error
+	digested  bool
 }
 
 func (c *call) key(digest string) Key {
 	return Key{Identity: c.id, SessionID: c.req.SessionID, Capability: c.cap, Digest: digest}
 }
 
-func (c *call) argsDigest() string {
-	if c.digest == "" {
-		c.digest = toolreg.ArgsDigest(c.req.Args)
+// digestArgs computes the arguments' digest once. Arguments with no JSON
+// form have none: approvals cannot be bound to them.
+func (c *call) digestArgs() error {
+	if !c.digested {
+		c.digest, c.digestErr = toolreg.DigestArgs(c.req.Args)
+		c.digested = true
 	}
-	return c.digest
+	return c.digestErr
 }
+
+// argsDigest is the digest computed by digestArgs, which must have
+// succeeded.
+func (c *call) argsDigest() string { return c.digest }
 
 func (c *call) refuse(r Reason, err error) *DecisionError {
 	return &DecisionError{Tool: c.req.Name, Capability: c.cap, Platform: c.id.Platform, Reason: r, Err: err}
@@ -103,13 +112,13 @@ func (a *Authority) decide(ctx context.Context, c *call) *DecisionError {
 		}
 	}
 	mode := a.confirmMode(c.cap, c.req.Confirm)
-	switch mode {
-	case toolreg.ConfirmNone:
+	if mode == toolreg.ConfirmNone || mode == toolreg.ConfirmSession && (c.req.SkipConfirm || admittedByGrant) {
 		return nil
-	case toolreg.ConfirmSession:
-		if c.req.SkipConfirm || admittedByGrant {
-			return nil
-		}
+	}
+	if err := c.digestArgs(); err != nil {
+		return c.refuse(ReasonInvalidArgs, err)
+	}
+	if mode == toolreg.ConfirmSession {
 		ok, err := a.remembered(ctx, c)
 		if err != nil {
 			return c.refuse(ReasonUnavailable, err)
@@ -151,15 +160,16 @@ func (a *Authority) useAuthorizingGrant(ctx context.Context, c *call) (bool, err
 	if err != nil {
 		return false, err
 	}
+	bound := c.digestArgs() == nil // arguments with no digest match only grants for any arguments
 	var exact, any bool
 	for _, g := range grants {
 		if g.Capability != c.cap || !g.Authorizes {
 			continue
 		}
-		switch g.Digest {
-		case "":
+		switch {
+		case g.Digest == "":
 			any = true
-		case c.argsDigest():
+		case bound && g.Digest == c.argsDigest():
 			exact = true
 		}
 	}
