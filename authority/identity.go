@@ -11,7 +11,8 @@ const UnknownPlatform = "unknown"
 
 // Identity is a caller: a user on a platform. Two callers with the same
 // UserID on different platforms are different identities. An empty UserID is
-// an anonymous caller; an empty Platform reads as [UnknownPlatform].
+// an anonymous caller: every anonymous caller of a platform shares one
+// level, and none is an owner. An empty Platform reads as [UnknownPlatform].
 type Identity struct {
 	Platform string
 	UserID   string
