@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -189,6 +190,15 @@ func shuffled(n int) []string {
 	rng := rand.New(rand.NewPCG(1, uint64(n)))
 	rng.Shuffle(n, func(i, j int) { names[i], names[j] = names[j], names[i] })
 	return names
+}
+
+// settle collects the garbage of a benchmark's setup, so that the timed
+// loop does not pay for it, and asks for allocations to be reported. Every
+// benchmark calls it right before its loop.
+func settle(b *testing.B) {
+	b.Helper()
+	runtime.GC()
+	b.ReportAllocs()
 }
 
 // sink keeps results alive so that the compiler cannot drop the work.

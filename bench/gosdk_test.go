@@ -127,7 +127,7 @@ func BenchmarkGoSDKCall(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	checkAnswer(b, "go-sdk", gosdkText(s.call(ctx)))
-	b.ReportAllocs()
+	settle(b)
 	var res *mcp.CallToolResult
 	var err error
 	for b.Loop() {
@@ -157,7 +157,7 @@ func BenchmarkGoSDKList(b *testing.B) {
 	if s.lists.Load() == before {
 		b.Fatal("ListTools did not reach the server")
 	}
-	b.ReportAllocs()
+	settle(b)
 	before = s.lists.Load()
 	for b.Loop() {
 		tools, err = s.list(ctx)

@@ -78,7 +78,7 @@ func BenchmarkMCPGoCall(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	checkAnswer(b, "mcp-go", mcpgoText(s.HandleMessage(ctx, mcpgoCall)))
-	b.ReportAllocs()
+	settle(b)
 	var resp mcp.JSONRPCMessage
 	for b.Loop() {
 		resp = s.HandleMessage(ctx, mcpgoCall)
@@ -115,7 +115,7 @@ func BenchmarkMCPGoList(b *testing.B) {
 	if n := mcpgoListed(body); n != catalogSize {
 		b.Fatalf("tools/list listed %d tools, want %d: %.200s", n, catalogSize, body)
 	}
-	b.ReportAllocs()
+	settle(b)
 	for b.Loop() {
 		body, err = json.Marshal(s.HandleMessage(ctx, mcpgoList))
 		if err != nil {

@@ -8,7 +8,7 @@
 # Usage: bench/run.sh [rounds] [test binary flags...]
 #   rounds defaults to 10; flags go to every run, for example
 #   bench/run.sh 5 -test.bench 'Execute|Floor'   (only these benchmarks)
-#   bench/run.sh 5 -maxtools=10000               (skip the 100k cases)
+#   bench/run.sh 5 -test.skip 'RegisterThenCall100k'   (skip a slow case)
 # Works from any directory. Raw output: bench/out.txt.
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -45,7 +45,7 @@ func BenchmarkFloor(b *testing.B) {
 	floor := newFloor(catalogSize)
 	ctx, args := context.Background(), callArgs()
 	checkAnswer(b, "floor", floorCall(ctx, floor, callName, args))
-	b.ReportAllocs()
+	settle(b)
 	var res string
 	for b.Loop() {
 		res = floorCall(ctx, floor, callName, args)
@@ -58,7 +58,7 @@ func BenchmarkFloor(b *testing.B) {
 func BenchmarkUnmarshalFloor(b *testing.B) {
 	floor := newFloor(catalogSize)
 	ctx := context.Background()
-	b.ReportAllocs()
+	settle(b)
 	var res string
 	for b.Loop() {
 		var args map[string]any
@@ -76,7 +76,7 @@ func benchExecute(b *testing.B, reg *toolreg.Registry, ctx context.Context) {
 	b.Helper()
 	args := callArgs()
 	checkAnswer(b, "Execute", reg.Execute(ctx, callName, args, toolreg.CallContext{}))
-	b.ReportAllocs()
+	settle(b)
 	var res string
 	for b.Loop() {
 		res = reg.Execute(ctx, callName, args, toolreg.CallContext{})
@@ -135,7 +135,7 @@ func BenchmarkCall(b *testing.B) {
 	if first.IsError() {
 		b.Fatalf("Call failed: %+v", first)
 	}
-	b.ReportAllocs()
+	settle(b)
 	var res toolreg.Result
 	for b.Loop() {
 		res = reg.Call(ctx, callName, args, toolreg.CallContext{})
@@ -150,7 +150,7 @@ func BenchmarkExecuteJSON(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	checkAnswer(b, "ExecuteJSON", reg.ExecuteJSON(ctx, callName, argsJSON, toolreg.CallContext{}))
-	b.ReportAllocs()
+	settle(b)
 	var res string
 	for b.Loop() {
 		res = reg.ExecuteJSON(ctx, callName, argsJSON, toolreg.CallContext{})
@@ -169,7 +169,7 @@ func BenchmarkCallJSON(b *testing.B) {
 	if first.IsError() {
 		b.Fatalf("CallJSON failed: %+v", first)
 	}
-	b.ReportAllocs()
+	settle(b)
 	var res toolreg.Result
 	for b.Loop() {
 		res = reg.CallJSON(ctx, callName, argsJSON, toolreg.CallContext{})
@@ -203,7 +203,7 @@ func BenchmarkDefinitionsJSONCached(b *testing.B) {
 	reg := newRegistry(b, catalogSize)
 	checkListing(b, reg, reg.DefinitionsJSON(toolreg.Access{}))
 	version := reg.Version()
-	b.ReportAllocs()
+	settle(b)
 	var list []byte
 	for b.Loop() {
 		list = reg.DefinitionsJSON(toolreg.Access{})
@@ -223,7 +223,7 @@ func BenchmarkDefinitionsJSONAfterChange(b *testing.B) {
 	reg := newRegistry(b, catalogSize)
 	tool := toolregTool(changeIndex)
 	checkListing(b, reg, reg.DefinitionsJSON(toolreg.Access{}))
-	b.ReportAllocs()
+	settle(b)
 	var list []byte
 	last, stale, failed := reg.Version(), 0, 0
 	for b.Loop() {
@@ -249,7 +249,7 @@ func BenchmarkDefinitionsJSONAfterChange(b *testing.B) {
 func BenchmarkToolChange(b *testing.B) {
 	reg := newRegistry(b, catalogSize)
 	tool := toolregTool(changeIndex)
-	b.ReportAllocs()
+	settle(b)
 	failed := 0
 	for b.Loop() {
 		if _, err := reg.Register(tool, catalogPlugin); err != nil {
