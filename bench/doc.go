@@ -23,5 +23,7 @@
 // compiled test binary per round, so that a burst of load elsewhere hits a
 // benchmark and the one it is compared with alike), then benchstat, then
 // cmd/ratios, which prints every ratio the benchmarks are judged by, paired
-// round by round. The raw output is kept in bench/out.txt.
+// round by round. The raw output is kept in bench/out.txt. Benchmarks that
+// are compared are declared next to each other, so that within a round they
+// also run seconds apart.
 package bench

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -68,59 +67,4 @@ func mcpgoText(resp mcp.JSONRPCMessage) string {
 		return "not text content"
 	}
 	return text.Text
-}
-
-// BenchmarkMCPGoCall is mcp-go's HandleMessage with a tools/call request of
-// the same tool and arguments as BenchmarkExecuteJSON, and a cancelable
-// context. The response is left as HandleMessage returns it, unmarshaled.
-func BenchmarkMCPGoCall(b *testing.B) {
-	s := newMCPGoServer(catalogSize)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	checkAnswer(b, "mcp-go", mcpgoText(s.HandleMessage(ctx, mcpgoCall)))
-	settle(b)
-	var resp mcp.JSONRPCMessage
-	for b.Loop() {
-		resp = s.HandleMessage(ctx, mcpgoCall)
-	}
-	sink = resp
-}
-
-// mcpgoListed returns how many tools a marshaled tools/list response holds,
-// or -1 if it is not one.
-func mcpgoListed(body []byte) int {
-	var r struct {
-		Result struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(body, &r) != nil || r.Result.NextCursor != "" {
-		return -1
-	}
-	return len(r.Result.Tools)
-}
-
-// BenchmarkMCPGoList is mcp-go's HandleMessage with a tools/list request,
-// then json.Marshal of the response: the wire bytes of the 1,000 tools, as
-// BenchmarkDefinitionsJSONCached gives them.
-func BenchmarkMCPGoList(b *testing.B) {
-	s := newMCPGoServer(catalogSize)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	body, err := json.Marshal(s.HandleMessage(ctx, mcpgoList))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if n := mcpgoListed(body); n != catalogSize {
-		b.Fatalf("tools/list listed %d tools, want %d: %.200s", n, catalogSize, body)
-	}
-	settle(b)
-	for b.Loop() {
-		body, err = json.Marshal(s.HandleMessage(ctx, mcpgoList))
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	sink = body
 }

@@ -64,8 +64,8 @@ const churnSize = 10_000
 // benchChurn is Execute of one tool, with context.Background(), on the
 // shared 10,000-tool registry while another goroutine makes one change
 // every `every` (none when every is 0): it registers a tool that the
-// registry does not hold, and at the next tick removes it again. Either is a
-// change of the tool set. A change that comes late is made at once, so the
+// registry does not hold, and at the next change removes it again. Either is
+// a change of the tool set. A change that comes late is made at once, so the
 // rate holds on average unless a change takes longer than `every`; the
 // changes/s metric is the rate achieved. Allocations include the writer's.
 func benchChurn(b *testing.B, every time.Duration) {

@@ -141,6 +141,8 @@ func format(r row, v float64) string {
 		return duration(v)
 	case "B/op":
 		return bytesize(v)
+	case "changes/s":
+		return fmt.Sprintf("%.0f/s", v)
 	}
 	return fmt.Sprintf("%.4g %s", v, r.unit)
 }

@@ -69,7 +69,8 @@ func TestFormat(t *testing.T) {
 		{row{unit: "ns/tool"}, 4.2e9, "4.2 s"},
 		{row{unit: "B/op"}, 512, "512 B"},
 		{row{unit: "B/op"}, 30 << 20, "30 MiB"},
-		{row{unit: "changes/s"}, 987.6, "987.6 changes/s"},
+		{row{unit: "changes/s"}, 987.6, "988/s"},
+		{row{unit: "allocs/op"}, 12, "12 allocs/op"},
 	} {
 		if got := format(tc.r, tc.v); got != tc.want {
 			t.Errorf("format(%+v, %v) = %q, want %q", tc.r, tc.v, got, tc.want)

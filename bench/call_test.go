@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"sync/atomic"
@@ -10,11 +9,13 @@ import (
 	"github.com/toolreg/toolreg"
 )
 
-// Calls through toolreg on the 1,000-tool catalog, next to the floor they
-// are judged against. Execute and its variants use context.Background(),
-// except where the benchmark says otherwise; the calls that stand for a
-// request handler's (ExecuteJSON, CallJSON, and the peers' calls) use a
-// cancelable context, as every HTTP request has.
+// Calls of one tool of the 1,000-tool catalog: the floor, toolreg and the
+// peers, declared in the order they are compared, so that in every round a
+// benchmark runs right after the one it is judged against. Execute and its
+// variants use context.Background(), except where the benchmark says
+// otherwise; the calls that stand for a request handler's (ExecuteJSON,
+// CallJSON and the peers' calls) use a cancelable context, as every HTTP
+// request has.
 
 // floorCall is the floor: a map lookup and a direct call of the handler with
 // the registry's signature.
@@ -50,24 +51,6 @@ func BenchmarkFloor(b *testing.B) {
 	for b.Loop() {
 		res = floorCall(ctx, floor, callName, args)
 	}
-	sink = res
-}
-
-// BenchmarkUnmarshalFloor is the floor of a call that arrives as JSON text:
-// json.Unmarshal of argsJSON into a fresh map, then the floor.
-func BenchmarkUnmarshalFloor(b *testing.B) {
-	floor := newFloor(catalogSize)
-	ctx := context.Background()
-	settle(b)
-	var res string
-	for b.Loop() {
-		var args map[string]any
-		if err := json.Unmarshal([]byte(argsJSON), &args); err != nil {
-			b.Fatal(err)
-		}
-		res = floorCall(ctx, floor, callName, args)
-	}
-	checkAnswer(b, "floor", res)
 	sink = res
 }
 
@@ -143,6 +126,24 @@ func BenchmarkCall(b *testing.B) {
 	sink = res
 }
 
+// BenchmarkUnmarshalFloor is the floor of a call that arrives as JSON text:
+// json.Unmarshal of argsJSON into a fresh map, then the floor.
+func BenchmarkUnmarshalFloor(b *testing.B) {
+	floor := newFloor(catalogSize)
+	ctx := context.Background()
+	settle(b)
+	var res string
+	for b.Loop() {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(argsJSON), &args); err != nil {
+			b.Fatal(err)
+		}
+		res = floorCall(ctx, floor, callName, args)
+	}
+	checkAnswer(b, "floor", res)
+	sink = res
+}
+
 // BenchmarkExecuteJSON is ExecuteJSON on the model's arguments string, with
 // a cancelable context: the call the peers' calls are compared with.
 func BenchmarkExecuteJSON(b *testing.B) {
@@ -177,86 +178,38 @@ func BenchmarkCallJSON(b *testing.B) {
 	sink = res
 }
 
-// checkListing fails unless list is the JSON array of the catalog's
-// definitions that json.Marshal(reg.Definitions(toolreg.Access{})) writes.
-func checkListing(b *testing.B, reg *toolreg.Registry, list []byte) {
-	b.Helper()
-	var defs []json.RawMessage
-	if err := json.Unmarshal(list, &defs); err != nil {
-		b.Fatalf("DefinitionsJSON is not a JSON array: %v", err)
+// BenchmarkMCPGoCall is mcp-go's HandleMessage with a tools/call request of
+// the same tool and arguments as BenchmarkExecuteJSON, and a cancelable
+// context. The response is left as HandleMessage returns it, unmarshaled.
+func BenchmarkMCPGoCall(b *testing.B) {
+	s := newMCPGoServer(catalogSize)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	checkAnswer(b, "mcp-go", mcpgoText(s.HandleMessage(ctx, mcpgoCall)))
+	settle(b)
+	var resp any
+	for b.Loop() {
+		resp = s.HandleMessage(ctx, mcpgoCall)
 	}
-	if len(defs) != catalogSize {
-		b.Fatalf("DefinitionsJSON listed %d tools, want %d", len(defs), catalogSize)
-	}
-	want, err := json.Marshal(reg.Definitions(toolreg.Access{}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if !bytes.Equal(list, want) {
-		b.Fatal("DefinitionsJSON differs from json.Marshal(Definitions)")
-	}
+	sink = resp
 }
 
-// BenchmarkDefinitionsJSONCached lists the 1,000 tools as wire bytes for the
-// zero Access on an unchanged registry: what each model turn sends.
-func BenchmarkDefinitionsJSONCached(b *testing.B) {
-	reg := newRegistry(b, catalogSize)
-	checkListing(b, reg, reg.DefinitionsJSON(toolreg.Access{}))
-	version := reg.Version()
+// BenchmarkGoSDKCall is the go-sdk client's CallTool of the same tool with
+// the same arguments as BenchmarkExecuteJSON, over the in-memory transport,
+// with a cancelable context.
+func BenchmarkGoSDKCall(b *testing.B) {
+	s := newGoSDKSession(b, catalogSize)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	checkAnswer(b, "go-sdk", gosdkText(s.call(ctx)))
 	settle(b)
-	var list []byte
+	var res any
 	for b.Loop() {
-		list = reg.DefinitionsJSON(toolreg.Access{})
-	}
-	if reg.Version() != version {
-		b.Fatal("the registry changed during the benchmark")
-	}
-	sink = list
-}
-
-// BenchmarkDefinitionsJSONAfterChange is one change, then the listing of
-// BenchmarkDefinitionsJSONCached: the first listing after a change. The
-// change registers one tool again, unchanged, which replaces it: the tool
-// set and the listing stay the same while the registry's version grows.
-// BenchmarkToolChange times the change alone.
-func BenchmarkDefinitionsJSONAfterChange(b *testing.B) {
-	reg := newRegistry(b, catalogSize)
-	tool := toolregTool(changeIndex)
-	checkListing(b, reg, reg.DefinitionsJSON(toolreg.Access{}))
-	settle(b)
-	var list []byte
-	last, stale, failed := reg.Version(), 0, 0
-	for b.Loop() {
-		if _, err := reg.Register(tool, catalogPlugin); err != nil {
-			failed++
+		r, err := s.call(ctx)
+		if err != nil {
+			b.Fatal(err)
 		}
-		if v := reg.Version(); v == last {
-			stale++
-		} else {
-			last = v
-		}
-		list = reg.DefinitionsJSON(toolreg.Access{})
+		res = r
 	}
-	if failed > 0 || stale > 0 {
-		b.Fatalf("%d registrations failed and %d changed nothing: they measured the cache", failed, stale)
-	}
-	checkListing(b, reg, list)
-	sink = list
-}
-
-// BenchmarkToolChange is the change of BenchmarkDefinitionsJSONAfterChange
-// alone, with nothing listed.
-func BenchmarkToolChange(b *testing.B) {
-	reg := newRegistry(b, catalogSize)
-	tool := toolregTool(changeIndex)
-	settle(b)
-	failed := 0
-	for b.Loop() {
-		if _, err := reg.Register(tool, catalogPlugin); err != nil {
-			failed++
-		}
-	}
-	if failed > 0 {
-		b.Fatalf("%d registrations failed", failed)
-	}
+	sink = res
 }
