@@ -64,7 +64,7 @@ type request struct {
 	e      *entry // nil: unknown name
 	args   map[string]any
 	argErr error
-	native bool // args hold only what encoding/json decodes into
+	scan   argScan // the arguments' shape and how they stand to the schema
 	call   CallContext
 }
 
@@ -76,7 +76,7 @@ func (r *Registry) do(ctx context.Context, name string, args map[string]any, raw
 		ctx = context.Background()
 	}
 	s := r.current()
-	q := request{ctx: ctx, name: name, e: s.lookup(name), args: args, native: true, call: call}
+	q := request{ctx: ctx, name: name, e: s.lookup(name), args: args, call: call}
 	if q.e != nil {
 		r.prepareArgs(&q, raw, isRaw)
 	} else {
@@ -121,11 +121,7 @@ func (r *Registry) prepareArgs(q *request, raw string, isRaw bool) {
 			return
 		}
 	}
-	shape, err := checkArgs(q.args)
-	q.native = shape.native
-	if err != nil {
-		q.argErr = err
-	}
+	q.scan, q.argErr = q.e.valid.scan(q.args)
 }
 
 // eventArgs is the events' deep, redacted copy of the arguments: nil for an
@@ -138,7 +134,7 @@ func (r *Registry) eventArgs(q *request) map[string]any {
 		return map[string]any{}
 	}
 	args := q.args
-	if !q.native {
+	if !q.scan.native {
 		n, err := toNative(args)
 		m, ok := n.(map[string]any)
 		if err != nil || !ok {
@@ -171,7 +167,7 @@ func (q *request) secrets() []string {
 		return nil
 	}
 	args := q.args
-	if !q.native {
+	if !q.scan.native {
 		n, ok := mustNative(args)
 		if !ok {
 			return nil
@@ -198,7 +194,7 @@ func (r *Registry) run(s *snapshot, q *request) (string, string) {
 	if q.argErr != nil {
 		return r.invalidArguments(name, q.argErr.Error())
 	}
-	if msg := e.valid.check(q.args, q.native); msg != "" {
+	if msg := e.valid.check(q.args, q.scan); msg != "" {
 		return r.invalidArguments(name, msg)
 	}
 	if res, code := r.checkGuard(q); code != "" {

@@ -92,7 +92,7 @@ func guardArgs(q *request) map[string]any {
 	if q.args == nil {
 		return map[string]any{}
 	}
-	if !q.native {
+	if !q.scan.native {
 		if n, ok := mustNative(q.args); ok {
 			return n
 		}

@@ -74,11 +74,14 @@ const (
 
 // runIsolated runs the handler and hands its outcome to the waiting caller,
 // or counts it as late when the caller gave up. The outcome is "panic"
-// unless the handler returns: runtime.Goexit skips the assignment but not
-// the deferred delivery.
+// unless the handler returns: runtime.Goexit skips the rest of the function
+// but not the deferred delivery.
 func (r *Registry) runIsolated(ctx context.Context, q request, c *isolated) {
-	c.res, c.code = r.failure(fmt.Sprintf("tool %s failed unexpectedly", quote(q.name)), CodePanic)
+	returned := false
 	defer func() {
+		if !returned { // runtime.Goexit: callHandler logged it
+			c.res, c.code = r.failure(fmt.Sprintf("tool %s failed unexpectedly", quote(q.name)), CodePanic)
+		}
 		r.stats.running.Add(-1)
 		if c.state.CompareAndSwap(stateRunning, stateDelivered) {
 			close(c.done)
@@ -89,6 +92,7 @@ func (r *Registry) runIsolated(ctx context.Context, q request, c *isolated) {
 		r.noteLate(q.name, c.code)
 	}()
 	c.res, c.code = r.callHandler(ctx, &q)
+	returned = true
 }
 
 // callHandler runs the handler and contains it: a panic, panic(nil) and

@@ -20,59 +20,91 @@ import (
 // holds only what it needs (never the definition's schema maps, which a
 // caller may reach through a listing), and is read concurrently afterwards.
 type validator struct {
-	props     map[string]bool    // declared argument -> required
-	names     []string           // the declared arguments, for cheap iteration
-	required  []string           // in declared order, without repeats
-	closed    bool               // additionalProperties is false
-	supported string             // "a, b, c": sorted names, for messages
-	schema    *jsonschema.Schema // non-nil: full JSON Schema validation
+	props      map[string]bool    // declared argument -> required
+	names      []string           // the declared arguments, for cheap iteration
+	isRequired []bool             // per name
+	required   []string           // in declared order, without repeats
+	closed     bool               // additionalProperties is false
+	supported  string             // "a, b, c": sorted names, for messages
+	schema     *jsonschema.Schema // non-nil: full JSON Schema validation
+}
+
+// argScan is what one pass over the arguments learned: their shape, and how
+// they stand to the declared properties.
+type argScan struct {
+	native  bool // only what encoding/json decodes into
+	present int  // declared properties present
+	missing bool // a required property is absent
+}
+
+// scan walks args once, bounded (see checkArgs), and counts the declared
+// properties they hold. Where the declared properties are few, it looks
+// each up in args and walks only the rest, if any: arguments that hold
+// declared keys only are scanned without iterating the map.
+func (v *validator) scan(args map[string]any) (argScan, error) {
+	w := argWalker{shape: argShape{native: true}}
+	sc := argScan{}
+	if len(v.names) <= 2*len(args)+4 {
+		for i, k := range v.names {
+			val, ok := args[k]
+			if !ok {
+				sc.missing = sc.missing || v.isRequired[i]
+				continue
+			}
+			sc.present++
+			if err := w.walk(val, 2); err != nil {
+				return sc, err.at(k).render()
+			}
+		}
+		if sc.present < len(args) {
+			for k, val := range args {
+				if _, declared := v.props[k]; !declared {
+					if err := w.walk(val, 2); err != nil {
+						return sc, err.at(k).render()
+					}
+				}
+			}
+		}
+	} else {
+		required := 0
+		for k, val := range args {
+			if req, declared := v.props[k]; declared {
+				sc.present++
+				if req {
+					required++
+				}
+			}
+			if err := w.walk(val, 2); err != nil {
+				return sc, err.at(k).render()
+			}
+		}
+		sc.missing = required < len(v.required)
+	}
+	sc.native = w.shape.native
+	return sc, nil
 }
 
 // check returns what is wrong with args, a few violations at once, or ""
-// when they are valid. nil args are {}. native says args hold only what
-// encoding/json decodes into.
-func (v *validator) check(args map[string]any, native bool) string {
+// when they are valid; sc is their scan. nil args are {}.
+func (v *validator) check(args map[string]any, sc argScan) string {
 	if v.schema != nil {
-		return v.checkSchema(args, native)
+		return v.checkSchema(args, sc.native)
+	}
+	if !sc.missing && (!v.closed || sc.present == len(args)) {
+		return ""
 	}
 	var msgs []string
-	for _, k := range v.required {
-		if _, ok := args[k]; !ok {
-			msgs = append(msgs, fmt.Sprintf("missing required argument %q", k))
+	if sc.missing {
+		for _, k := range v.required {
+			if _, ok := args[k]; !ok {
+				msgs = append(msgs, fmt.Sprintf("missing required argument %s", quote(k)))
+			}
 		}
 	}
-	if v.closed && len(args) > 0 && v.hasUnknown(args, len(msgs) == 0) {
+	if v.closed && sc.present < len(args) {
 		msgs = v.listUnknown(args, msgs)
 	}
 	return joinBounded(msgs)
-}
-
-// hasUnknown reports whether args hold a key outside the declared
-// properties. When args carry every required key, counting the declared
-// keys they hold settles it with lookups into the small args map, without
-// iterating it.
-func (v *validator) hasUnknown(args map[string]any, allRequired bool) bool {
-	if len(args) > len(v.names) {
-		return true
-	}
-	if allRequired && len(args) == len(v.required) {
-		return false
-	}
-	if len(v.names) <= 16 {
-		n := 0
-		for _, k := range v.names {
-			if _, ok := args[k]; ok {
-				n++
-			}
-		}
-		return n != len(args)
-	}
-	for k := range args {
-		if _, ok := v.props[k]; !ok {
-			return true
-		}
-	}
-	return false
 }
 
 func (v *validator) listUnknown(args map[string]any, msgs []string) []string {
@@ -450,8 +482,10 @@ func newValidator(d Definition, full bool) (validator, error) {
 	}
 	v.names = sortedKeys(p.Properties)
 	v.supported = supportedList(v.names)
-	for _, k := range v.names {
+	v.isRequired = make([]bool, len(v.names))
+	for i, k := range v.names {
 		v.props[k] = slices.Contains(v.required, k)
+		v.isRequired[i] = v.props[k]
 	}
 	if full || d.Function.Strict {
 		sch, err := compileSchema(p)

@@ -73,6 +73,22 @@ func BenchmarkExecute(b *testing.B) {
 	benchExecute(b, newRegistry(b, catalogSize), context.Background())
 }
 
+// BenchmarkExecuteIsolated is BenchmarkExecute with the tools left as
+// registered by default: each call runs its handler on a goroutine of its
+// own, so that a handler that ignores its context, hangs or calls
+// runtime.Goexit cannot hold or end the caller.
+func BenchmarkExecuteIsolated(b *testing.B) {
+	reg := toolreg.New()
+	for i := range catalogSize {
+		tool := toolregTool(i)
+		tool.Inline = false
+		if _, err := reg.Register(tool, catalogPlugin); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchExecute(b, reg, context.Background())
+}
+
 // BenchmarkExecuteCancelable is BenchmarkExecute with a cancelable context,
 // made once by context.WithCancel, as a request handler's is.
 func BenchmarkExecuteCancelable(b *testing.B) {

@@ -71,6 +71,8 @@ var rows = []row{
 	{label: "mcp-go tools/list / DefinitionsJSON changed", num: "MCPGoList", den: "DefinitionsJSONAfterChange", goal: above(1, "> 1×")},
 	{label: "go-sdk ListTools / DefinitionsJSON cached", num: "GoSDKList", den: "DefinitionsJSONCached", goal: above(1, "> 1×")},
 	{label: "go-sdk ListTools / DefinitionsJSON changed", num: "GoSDKList", den: "DefinitionsJSONAfterChange", goal: above(1, "> 1×")},
+	{label: "Execute, isolated (default) / inline", num: "ExecuteIsolated", den: "Execute"},
+	{label: "Execute, isolated (default) / floor", num: "ExecuteIsolated", den: "Floor"},
 	{label: "the change alone (Register of one tool)", num: "ToolChange"},
 	{label: "register 100k, per tool", num: "RegisterThenCall100k", unit: "ns/tool"},
 	{label: "register: 100k / 10k (linear: 10×)", num: "RegisterThenCall100k", den: "RegisterThenCall10k"},
