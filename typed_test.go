@@ -1,0 +1,658 @@
+package toolreg_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolreg/toolreg"
+)
+
+// echo is a typed handler that returns its input, so a test reads exactly
+// what was decoded.
+func echo[In any](_ context.Context, in In, _ toolreg.CallContext) (In, error) { return in, nil }
+
+// paramsJSON is the wire form of a tool's parameters.
+func paramsJSON(t *testing.T, tool toolreg.RegisteredTool) string {
+	t.Helper()
+	b, err := json.Marshal(tool.Definition.Function.Parameters)
+	require.NoError(t, err)
+	return string(b)
+}
+
+type (
+	address struct {
+		Street string `json:"street" jsonschema:"street and number"`
+		City   string `json:"city"`
+	}
+	person struct {
+		Name    string   `json:"name" jsonschema:"full name"`
+		Age     int      `json:"age,omitempty"`
+		Home    address  `json:"home"`
+		Work    *address `json:"work,omitempty"`
+		private int
+		Skipped string `json:"-"`
+	}
+	collections struct {
+		Tags   []string          `json:"tags"`
+		Grid   [2][2]int         `json:"grid"`
+		People []person          `json:"people,omitempty"`
+		Labels map[string]string `json:"labels,omitempty"`
+		Index  map[string][]int  `json:"index,omitempty"`
+	}
+	pointers struct {
+		N   *int      `json:"n"`
+		S   **string  `json:"s,omitempty"`
+		Ptr *[]string `json:"ptr,omitempty"`
+	}
+	enums struct {
+		Unit    string   `json:"unit" toolreg:"enum=celsius|fahrenheit"`
+		Level   int8     `json:"level,omitempty" toolreg:"enum=-1|0|1"`
+		Scale   *float64 `json:"scale,omitempty" toolreg:"enum=0.5|1|2"`
+		Flags   []string `json:"flags,omitempty" toolreg:"enum=a|b"`
+		On      bool     `json:"on,omitempty" toolreg:"enum=true"`
+		Big     uint64   `json:"big,omitempty" toolreg:"enum=18446744073709551615"`
+		Secret  string   `json:"secret,omitempty" toolreg:"sensitive"`
+		Mode    string   `json:"mode,omitempty" toolreg:"enum=r|w, sensitive"`
+		NoValue string   `json:"no_value,omitempty"`
+	}
+	special struct {
+		When   time.Time       `json:"when"`
+		Blob   []byte          `json:"blob,omitempty"`
+		Raw    json.RawMessage `json:"raw,omitempty"`
+		Addr   netip.Addr      `json:"addr,omitempty"`
+		Any    any             `json:"any,omitempty"`
+		Dur    time.Duration   `json:"dur,omitempty"`
+		Number json.Number     `json:"number,omitempty"`
+	}
+	Base struct {
+		ID int64 `json:"id"`
+	}
+	embedded struct {
+		Base
+		address
+		Note string `json:"note"`
+	}
+	embeddedPointer struct {
+		*address
+	}
+	empty struct{}
+)
+
+func TestNewTypedInfersTheSchema(t *testing.T) {
+	build := func(tool toolreg.RegisteredTool, err error) toolreg.RegisteredTool {
+		t.Helper()
+		require.NoError(t, err)
+		return tool
+	}
+	cases := []struct {
+		name string
+		tool toolreg.RegisteredTool
+		want string
+	}{
+		{
+			name: "nested structs keep descriptions, required fields and closed objects",
+			tool: build(toolreg.NewTyped("p", "d", echo[person])),
+			want: `{"type":"object","properties":{
+				"name":{"type":"string","description":"full name"},
+				"age":{"type":"integer"},
+				"home":{"type":"object","properties":{"street":{"type":"string","description":"street and number"},"city":{"type":"string"}},"required":["street","city"],"additionalProperties":false},
+				"work":{"type":["null","object"],"properties":{"street":{"type":"string","description":"street and number"},"city":{"type":"string"}},"required":["street","city"],"additionalProperties":false}},
+				"required":["name","home"],"additionalProperties":false}`,
+		},
+		{
+			name: "slices, arrays and maps describe their elements",
+			tool: build(toolreg.NewTyped("c", "d", echo[collections])),
+			want: `{"type":"object","properties":{
+				"tags":{"type":["null","array"],"items":{"type":"string"}},
+				"grid":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"integer"}}},
+				"people":{"type":["null","array"],"items":{"type":"object","properties":{
+					"name":{"type":"string","description":"full name"},
+					"age":{"type":"integer"},
+					"home":{"type":"object","properties":{"street":{"type":"string","description":"street and number"},"city":{"type":"string"}},"required":["street","city"],"additionalProperties":false},
+					"work":{"type":["null","object"],"properties":{"street":{"type":"string","description":"street and number"},"city":{"type":"string"}},"required":["street","city"],"additionalProperties":false}},
+					"required":["name","home"],"additionalProperties":false}},
+				"labels":{"type":"object","additionalProperties":{"type":"string"}},
+				"index":{"type":"object","additionalProperties":{"type":["null","array"],"items":{"type":"integer"}}}},
+				"required":["tags","grid"],"additionalProperties":false}`,
+		},
+		{
+			name: "pointers accept null",
+			tool: build(toolreg.NewTyped("ptr", "d", echo[pointers])),
+			want: `{"type":"object","properties":{
+				"n":{"type":["null","integer"]},
+				"s":{"type":["null","string"]},
+				"ptr":{"type":["null","array"],"items":{"type":"string"}}},
+				"required":["n"],"additionalProperties":false}`,
+		},
+		{
+			name: "toolreg tags give enums typed as the field and sensitive marks",
+			tool: build(toolreg.NewTyped("e", "d", echo[enums])),
+			want: `{"type":"object","properties":{
+				"unit":{"type":"string","enum":["celsius","fahrenheit"]},
+				"level":{"type":"integer","minimum":-128,"maximum":127,"enum":[-1,0,1]},
+				"scale":{"type":["null","number"],"enum":[0.5,1,2,null]},
+				"flags":{"type":["null","array"],"items":{"type":"string","enum":["a","b"]}},
+				"on":{"type":"boolean","enum":[true]},
+				"big":{"type":"integer","minimum":0,"enum":[18446744073709552000]},
+				"secret":{"type":"string","x-sensitive":true},
+				"mode":{"type":"string","enum":["r","w"],"x-sensitive":true},
+				"no_value":{"type":"string"}},
+				"required":["unit"],"additionalProperties":false}`,
+		},
+		{
+			name: "types that encode themselves are described by what they accept",
+			tool: build(toolreg.NewTyped("s", "d", echo[special])),
+			want: `{"type":"object","properties":{
+				"when":{"type":"string","format":"date-time"},
+				"blob":{"type":["null","string"]},
+				"raw":{},
+				"addr":{"type":"string"},
+				"any":{},
+				"dur":{"type":"integer"},
+				"number":{"type":"number"}},
+				"required":["when"],"additionalProperties":false}`,
+		},
+		{
+			name: "embedded structs are flattened as encoding/json does",
+			tool: build(toolreg.NewTyped("emb", "d", echo[embedded])),
+			want: `{"type":"object","properties":{
+				"id":{"type":"integer"},
+				"street":{"type":"string","description":"street and number"},
+				"city":{"type":"string"},
+				"note":{"type":"string"}},
+				"required":["id","street","city","note"],"additionalProperties":false}`,
+		},
+		{
+			name: "a pointer In is described by its struct",
+			tool: build(toolreg.NewTyped("pin", "d", echo[*address])),
+			want: `{"type":"object","properties":{"street":{"type":"string","description":"street and number"},"city":{"type":"string"}},"required":["street","city"],"additionalProperties":false}`,
+		},
+		{
+			name: "an empty struct takes no arguments",
+			tool: build(toolreg.NewTyped("none", "d", echo[empty])),
+			want: `{"type":"object","properties":{},"additionalProperties":false}`,
+		},
+		{
+			name: "SchemaFor replaces the inferred schema of a type",
+			tool: build(toolreg.NewTyped("sf", "d", echo[special],
+				toolreg.SchemaFor[netip.Addr](map[string]any{"type": "string", "format": "ipv4"}),
+				toolreg.SchemaFor[time.Time](map[string]any{"type": "string", "pattern": "^[0-9]{4}-"}))),
+			want: `{"type":"object","properties":{
+				"when":{"type":"string","pattern":"^[0-9]{4}-"},
+				"blob":{"type":["null","string"]},
+				"raw":{},
+				"addr":{"type":"string","format":"ipv4"},
+				"any":{},
+				"dur":{"type":"integer"},
+				"number":{"type":"number"}},
+				"required":["when"],"additionalProperties":false}`,
+		},
+		{
+			name: "strict: every field required, optional ones nullable, objects closed",
+			tool: build(toolreg.NewTyped("st", "d", echo[person], toolreg.StrictSchema())),
+			want: `{"type":"object","properties":{
+				"name":{"type":"string","description":"full name"},
+				"age":{"type":["null","integer"]},
+				"home":{"type":"object","properties":{"street":{"type":"string","description":"street and number"},"city":{"type":"string"}},"required":["street","city"],"additionalProperties":false},
+				"work":{"type":["null","object"],"properties":{"street":{"type":"string","description":"street and number"},"city":{"type":"string"}},"required":["street","city"],"additionalProperties":false}},
+				"required":["name","age","home","work"],"additionalProperties":false}`,
+		},
+		{
+			name: "strict: a nullable enum admits null",
+			tool: build(toolreg.NewTyped("se", "d", echo[struct {
+				Unit  string   `json:"unit,omitempty" toolreg:"enum=c|f"`
+				Items []person `json:"items,omitempty"`
+			}], toolreg.StrictSchema())),
+			want: `{"type":"object","properties":{
+				"unit":{"type":["null","string"],"enum":["c","f",null]},
+				"items":{"type":["null","array"],"items":{"type":"object","properties":{
+					"name":{"type":"string","description":"full name"},
+					"age":{"type":["null","integer"]},
+					"home":{"type":"object","properties":{"street":{"type":"string","description":"street and number"},"city":{"type":"string"}},"required":["street","city"],"additionalProperties":false},
+					"work":{"type":["null","object"],"properties":{"street":{"type":"string","description":"street and number"},"city":{"type":"string"}},"required":["street","city"],"additionalProperties":false}},
+					"required":["name","age","home","work"],"additionalProperties":false}}},
+				"required":["unit","items"],"additionalProperties":false}`,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.JSONEq(t, tc.want, paramsJSON(t, tc.tool))
+			// The registry accepts it, and with full validation compiles it.
+			_, err := toolreg.New(toolreg.WithSchemaValidation()).Register(tc.tool, "typed")
+			require.NoError(t, err)
+		})
+	}
+}
+
+func TestNewTypedFillsTheDefinition(t *testing.T) {
+	tool, err := toolreg.NewTyped("get_weather", "Current weather.", echo[address])
+	require.NoError(t, err)
+	assert.Equal(t, "get_weather", tool.Definition.Function.Name)
+	assert.Equal(t, "Current weather.", tool.Definition.Function.Description)
+	assert.False(t, tool.Definition.Function.Strict)
+	assert.NotNil(t, tool.Handler)
+
+	strict, err := toolreg.NewTyped("get_weather", "Current weather.", echo[address], toolreg.StrictSchema())
+	require.NoError(t, err)
+	assert.True(t, strict.Definition.Function.Strict)
+
+	// The schema is byte-stable: two constructions marshal alike.
+	again, err := toolreg.NewTyped("get_weather", "Current weather.", echo[address], toolreg.StrictSchema())
+	require.NoError(t, err)
+	a, _ := json.Marshal(strict.Definition)
+	b, _ := json.Marshal(again.Definition)
+	assert.Equal(t, string(a), string(b))
+}
+
+type (
+	node struct {
+		Children []node `json:"children"`
+	}
+	linked struct {
+		Next *linked `json:"next,omitempty"`
+	}
+	ping struct {
+		P *pong `json:"p"`
+	}
+	pong struct {
+		Ping ping `json:"ping"`
+	}
+	selfDecoding struct{ v string }
+	Named        string
+	withTagged   struct {
+		Base `json:"base"`
+	}
+	withNamed struct {
+		Named
+	}
+	withSkipped struct {
+		Base `json:"-"`
+	}
+	badOut struct {
+		C chan int `json:"c"`
+	}
+)
+
+func (s *selfDecoding) UnmarshalJSON(b []byte) error { s.v = string(b); return nil }
+
+func TestNewTypedRejectsWhatItCannotDescribe(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want []string // each is in the error
+	}{
+		{"In is not a struct", try(toolreg.NewTyped("t", "d", echo[int])), []string{"In is int, want a struct"}},
+		{"In is a map", try(toolreg.NewTyped("t", "d", echo[map[string]any])), []string{"want a struct"}},
+		{"In is a pointer to a pointer", try(toolreg.NewTyped("t", "d", echo[**address])), []string{"want a struct"}},
+		{"In decodes itself", try(toolreg.NewTyped("t", "d", echo[selfDecoding])), []string{"want a struct"}},
+		{"a channel field", try(toolreg.NewTyped("t", "d", echo[struct {
+			C chan int `json:"c"`
+		}])), []string{`field "c": type chan int cannot be represented in JSON`}},
+		{"a func field", try(toolreg.NewTyped("t", "d", echo[struct{ F func() }])), []string{`field "F": type func()`}},
+		{"a complex field", try(toolreg.NewTyped("t", "d", echo[struct{ Z complex128 }])), []string{`field "Z": type complex128`}},
+		{"an unsafe pointer", try(toolreg.NewTyped("t", "d", echo[struct{ P unsafe.Pointer }])), []string{`field "P": type unsafe.Pointer`}},
+		{"an interface with methods", try(toolreg.NewTyped("t", "d", echo[struct{ E error }])), []string{`field "E": interface type error`}},
+		{"a map with int keys", try(toolreg.NewTyped("t", "d", echo[struct{ M map[int]string }])), []string{`field "M": map key type int`}},
+		{"a type that contains itself", try(toolreg.NewTyped("t", "d", echo[node])), []string{`field "children[]": type toolreg_test.node contains itself`}},
+		{"a linked list", try(toolreg.NewTyped("t", "d", echo[linked])), []string{`field "next": type toolreg_test.linked contains itself`}},
+		{"mutually recursive types", try(toolreg.NewTyped("t", "d", echo[ping])), []string{`field "p.ping": type toolreg_test.ping contains itself`}},
+		{"two fields with one JSON name", try(toolreg.NewTyped("t", "d", echo[struct {
+			A string `json:"B"`
+			B string
+		}])), []string{`fields A and B both have the JSON name "B"`}},
+		{"an embedded struct with a JSON name", try(toolreg.NewTyped("t", "d", echo[withTagged])), []string{`embedded field Base has the JSON name "base"`}},
+		{"an embedded non-struct", try(toolreg.NewTyped("t", "d", echo[withNamed])), []string{`embedded field Named is not a struct`}},
+		{"an embedded struct tagged -", try(toolreg.NewTyped("t", "d", echo[withSkipped])), []string{`embedded field Base is tagged json:"-"`}},
+		{"an embedded pointer to an unexported struct", try(toolreg.NewTyped("t", "d", echo[embeddedPointer])), []string{`embedded field address is a pointer to an unexported struct`}},
+		{"the string option", try(toolreg.NewTyped("t", "d", echo[struct {
+			ID int64 `json:"id,string"`
+		}])), []string{`field "id": the ",string" option`}},
+		{"a field that decodes itself", try(toolreg.NewTyped("t", "d", echo[struct {
+			S selfDecoding `json:"s"`
+		}])), []string{`field "s": type toolreg_test.selfDecoding decodes itself from JSON`, "SchemaFor"}},
+		{"an unknown toolreg directive", try(toolreg.NewTyped("t", "d", echo[struct {
+			S string `json:"s" toolreg:"enums=a"`
+		}])), []string{`field "s": toolreg tag directive "enums=a" is unknown`}},
+		{"an enum value the field cannot hold", try(toolreg.NewTyped("t", "d", echo[struct {
+			N int8 `json:"n" toolreg:"enum=1|300"`
+		}])), []string{`field "n": enum value "300" is not a int8: value out of range`}},
+		{"an enum that is not a number", try(toolreg.NewTyped("t", "d", echo[struct {
+			F float64 `json:"f" toolreg:"enum=NaN"`
+		}])), []string{`enum value "NaN" is not a float64: not a finite number`}},
+		{"an enum value listed twice", try(toolreg.NewTyped("t", "d", echo[struct {
+			S string `json:"s" toolreg:"enum=a|a"`
+		}])), []string{`enum value "a" is listed twice`}},
+		{"an empty enum", try(toolreg.NewTyped("t", "d", echo[struct {
+			S string `json:"s" toolreg:"enum="`
+		}])), []string{`enum directive lists no value`}},
+		{"an enum on a struct", try(toolreg.NewTyped("t", "d", echo[struct {
+			A address `json:"a" toolreg:"enum=x"`
+		}])), []string{`enum on a field of kind struct`}},
+		{"a jsonschema tag that looks like a keyword", try(toolreg.NewTyped("t", "d", echo[struct {
+			S string `json:"s" jsonschema:"enum=a"`
+		}])), []string{"must not begin with"}},
+		{"strict: a map", try(toolreg.NewTyped("t", "d", echo[collections], toolreg.StrictSchema())), []string{`field "labels": a map`, `field "index": a map`}},
+		{"strict: a value of any type", try(toolreg.NewTyped("t", "d", echo[struct{ A any }], toolreg.StrictSchema())), []string{`field "A": a value of any type`}},
+		{"SchemaFor with a schema that does not compile", try(toolreg.NewTyped("t", "d", echo[special],
+			toolreg.SchemaFor[netip.Addr](map[string]any{"type": "no-such-type"}))), []string{"do not compile"}},
+		{"SchemaFor with a nil schema", try(toolreg.NewTyped("t", "d", echo[special],
+			toolreg.SchemaFor[netip.Addr](nil))), []string{"SchemaFor[netip.Addr]: schema is nil"}},
+		{"an Out that JSON cannot encode", try(toolreg.NewTyped("t", "d", func(context.Context, address, toolreg.CallContext) (badOut, error) {
+			return badOut{}, nil
+		})), []string{`Out field "c": type chan int cannot be encoded`}},
+		{"every problem at once", try(toolreg.NewTyped("t", "d", echo[struct {
+			C chan int `json:"c"`
+			F func()   `json:"f"`
+		}])), []string{`field "c"`, `field "f"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Error(t, tc.err)
+			require.ErrorIs(t, tc.err, toolreg.ErrInvalidSchema)
+			assert.True(t, strings.HasPrefix(tc.err.Error(), `toolreg: typed tool "t": `), tc.err.Error())
+			for _, w := range tc.want {
+				assert.Contains(t, tc.err.Error(), w)
+			}
+		})
+	}
+
+	t.Run("a nil fn is a missing handler", func(t *testing.T) {
+		_, err := toolreg.NewTyped[address, string]("t", "d", nil)
+		require.ErrorIs(t, err, toolreg.ErrMissingHandler)
+	})
+}
+
+func try(_ toolreg.RegisteredTool, err error) error { return err }
+
+func TestTypedStrictToolsRegisterAsStrict(t *testing.T) {
+	type order struct {
+		ID       int64             `json:"id"`
+		Customer *person           `json:"customer,omitempty"`
+		Lines    []struct{ N int } `json:"lines,omitempty"`
+		Status   string            `json:"status,omitempty" toolreg:"enum=open|closed"`
+		Placed   time.Time         `json:"placed"`
+		Note     *string           `json:"note"`
+	}
+	tool, err := toolreg.NewTyped("order", "Look up an order.", echo[order], toolreg.StrictSchema())
+	require.NoError(t, err)
+	reg := toolreg.New()
+	mustRegister(t, reg, tool, "shop")
+
+	// Strict tools are validated in full by the registry: null stands for an
+	// absent optional value, and wrong values are invalid_arguments.
+	out := reg.ExecuteJSON(context.Background(), "order",
+		`{"id":7,"customer":null,"lines":null,"status":null,"placed":"2025-01-02T03:04:05Z","note":null}`, toolreg.CallContext{})
+	assert.JSONEq(t, `{"id":7,"placed":"2025-01-02T03:04:05Z","note":null}`, out)
+
+	_, code := failureOf(t, reg.ExecuteJSON(context.Background(), "order",
+		`{"id":7,"customer":null,"lines":null,"status":"lost","placed":"2025-01-02T03:04:05Z","note":null}`, toolreg.CallContext{}))
+	assert.Equal(t, toolreg.CodeInvalidArguments, code)
+
+	// A registry check failure would show here: the schema is strict-ready.
+	def, _ := json.Marshal(tool.Definition)
+	assert.Contains(t, string(def), `"strict":true`)
+}
+
+type args struct {
+	ID     int64             `json:"id"`
+	Count  uint8             `json:"count,omitempty"`
+	Ratio  float64           `json:"ratio,omitempty"`
+	Unit   string            `json:"unit,omitempty" toolreg:"enum=c|f"`
+	Tags   []string          `json:"tags,omitempty"`
+	Home   *address          `json:"home,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	When   time.Time         `json:"when,omitzero"`
+}
+
+func typedRegistry(t testing.TB, opts ...toolreg.Option) *toolreg.Registry {
+	t.Helper()
+	reg := toolreg.New(opts...)
+	tool, err := toolreg.NewTyped("echo", "Echo the arguments.", echo[args])
+	require.NoError(t, err)
+	mustRegister(t, reg, tool, "typed")
+	return reg
+}
+
+func TestTypedToolDecodesArguments(t *testing.T) {
+	cases := []struct {
+		name string
+		args string
+		want string // the echoed In, or the failure code
+		msg  string // in the failure message
+	}{
+		{"every kind of field", `{"id":1,"count":2,"ratio":0.5,"unit":"f","tags":["a"],"home":{"street":"1 Main","city":"X"},"labels":{"k":"v"},"when":"2025-01-02T03:04:05Z"}`,
+			`{"id":1,"count":2,"ratio":0.5,"unit":"f","tags":["a"],"home":{"street":"1 Main","city":"X"},"labels":{"k":"v"},"when":"2025-01-02T03:04:05Z"}`, ""},
+		{"optional fields may be absent", `{"id":1}`, `{"id":1}`, ""},
+		{"a missing required argument", `{}`, toolreg.CodeInvalidArguments, `missing required argument "id"`},
+		{"an unknown argument", `{"id":1,"x":1}`, toolreg.CodeInvalidArguments, `unknown argument "x"`},
+		{"an unknown nested field", `{"id":1,"home":{"street":"s","city":"c","zip":"1"}}`, toolreg.CodeToolError, `invalid arguments: home: additional properties 'zip' not allowed`},
+		{"a nested field in another case", `{"id":1,"home":{"Street":"s","city":"c"}}`, toolreg.CodeToolError, `invalid arguments: home`},
+		{"a missing nested field", `{"id":1,"home":{"street":"s"}}`, toolreg.CodeToolError, `home: missing property 'city'`},
+		{"a string for an integer", `{"id":"1"}`, toolreg.CodeToolError, `id: got string, want integer`},
+		{"a fraction for an integer", `{"id":1.5}`, toolreg.CodeToolError, `id: got number, want integer`},
+		{"an integer beyond int64", `{"id":9223372036854775808}`, toolreg.CodeToolError, `id: cannot use number 9223372036854775808 as int64`},
+		{"an integer beyond uint8", `{"id":1,"count":256}`, toolreg.CodeToolError, `count: maximum: got 256, want 255`},
+		{"a negative unsigned", `{"id":1,"count":-1}`, toolreg.CodeToolError, `count: minimum: got -1, want 0`},
+		{"a value outside the enum", `{"id":1,"unit":"k"}`, toolreg.CodeToolError, `unit: value must be one of 'c', 'f'`},
+		{"null for a string", `{"id":1,"unit":null}`, toolreg.CodeToolError, `unit: got null, want string`},
+		{"an item of the wrong type", `{"id":1,"tags":["a",2]}`, toolreg.CodeToolError, `tags[1]: got number, want string`},
+		{"a bad time", `{"id":1,"when":"yesterday"}`, toolreg.CodeToolError, `invalid arguments: `},
+		{"arguments that are not JSON", `{"id":`, toolreg.CodeInvalidArguments, `not valid JSON`},
+		{"arguments that are not an object", `[1]`, toolreg.CodeInvalidArguments, `must be a JSON object`},
+	}
+	reg := typedRegistry(t)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := reg.ExecuteJSON(context.Background(), "echo", tc.args, toolreg.CallContext{})
+			if tc.msg == "" {
+				assert.JSONEq(t, tc.want, out)
+				return
+			}
+			msg, code := failureOf(t, out)
+			assert.Equal(t, tc.want, code)
+			assert.Contains(t, msg, tc.msg)
+		})
+	}
+}
+
+func TestTypedToolTakesGoValues(t *testing.T) {
+	reg := typedRegistry(t)
+	cases := []struct {
+		name string
+		args map[string]any
+		want string // the echoed In, or the failure code
+		msg  string
+	}{
+		{"int64 and structs", map[string]any{"id": int64(math.MaxInt64), "home": address{Street: "s", City: "c"}, "tags": []string{"x"}},
+			`{"id":9223372036854775807,"tags":["x"],"home":{"street":"s","city":"c"}}`, ""},
+		{"json.Number", map[string]any{"id": json.Number("9007199254740993")}, `{"id":9007199254740993}`, ""},
+		{"a pointer to a struct", map[string]any{"id": 1, "home": &address{Street: "s", City: "c"}}, `{"id":1,"home":{"street":"s","city":"c"}}`, ""},
+		{"a float64 that is an integer", map[string]any{"id": float64(42)}, `{"id":42}`, ""},
+		{"NaN", map[string]any{"id": 1, "ratio": math.NaN()}, toolreg.CodeToolError, "invalid arguments: cannot be encoded as JSON: unsupported value: NaN"},
+		{"infinity", map[string]any{"id": 1, "ratio": math.Inf(1)}, toolreg.CodeToolError, "unsupported value: +Inf"},
+		{"a channel", map[string]any{"id": make(chan int)}, toolreg.CodeToolError, "unsupported type: chan int"},
+		{"a func", map[string]any{"id": func() {}}, toolreg.CodeToolError, "unsupported type: func()"},
+		{"a panicking MarshalJSON", map[string]any{"id": 1, "home": panicky{}}, toolreg.CodeToolError, "a value panicked while being encoded"},
+		{"a typed nil pointer", map[string]any{"id": 1, "home": (*address)(nil)}, `{"id":1}`, ""},
+		{"a MarshalJSON error", map[string]any{"id": failing{}}, toolreg.CodeToolError, "cannot be encoded as JSON"},
+		{"an invalid json.Number", map[string]any{"id": json.Number("1x")}, toolreg.CodeToolError, "cannot be encoded as JSON"},
+		{"a huge json.Number", map[string]any{"id": 1, "ratio": json.Number("1e400")}, toolreg.CodeToolError, "ratio: cannot use number 1e400 as float64"},
+		{"a string with invalid UTF-8", map[string]any{"id": 1, "unit": "\xff"}, toolreg.CodeToolError, "unit: value must be one of"},
+		{"nil arguments", nil, toolreg.CodeInvalidArguments, `missing required argument "id"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := reg.Execute(context.Background(), "echo", tc.args, toolreg.CallContext{})
+			if tc.msg == "" {
+				assert.JSONEq(t, tc.want, out)
+				return
+			}
+			msg, code := failureOf(t, out)
+			assert.Equal(t, tc.want, code)
+			assert.Contains(t, msg, tc.msg)
+		})
+	}
+}
+
+type panicky struct{}
+
+func (panicky) MarshalJSON() ([]byte, error) { panic("hostile value") }
+
+type failing struct{}
+
+func (failing) MarshalJSON() ([]byte, error) { return nil, errors.New("no") }
+
+func TestTypedToolPassesContextAndCaller(t *testing.T) {
+	type key struct{}
+	var got toolreg.CallContext
+	var value any
+	tool, err := toolreg.NewTyped("who", "d", func(ctx context.Context, in *address, call toolreg.CallContext) (string, error) {
+		got, value = call, ctx.Value(key{})
+		return in.City, nil // a pointer In is never nil
+	})
+	require.NoError(t, err)
+	reg := toolreg.New()
+	mustRegister(t, reg, tool, "typed")
+	ctx := context.WithValue(context.Background(), key{}, "v")
+	out := reg.ExecuteJSON(ctx, "who", `{"street":"s","city":"Oslo"}`, toolreg.CallContext{SessionID: "s1", UserID: "u1"})
+	assert.Equal(t, "Oslo", out)
+	assert.Equal(t, "s1", got.SessionID)
+	assert.Equal(t, "u1", got.UserID)
+	assert.Equal(t, "v", value)
+}
+
+type label string
+
+type shouting string
+
+func (s shouting) MarshalText() ([]byte, error) { return []byte(strings.ToUpper(string(s))), nil }
+
+func TestTypedToolEncodesTheResult(t *testing.T) {
+	run := func(t *testing.T, tool toolreg.RegisteredTool, err error) string {
+		t.Helper()
+		require.NoError(t, err)
+		reg := toolreg.New()
+		mustRegister(t, reg, tool, "typed")
+		return reg.ExecuteJSON(context.Background(), tool.Definition.Function.Name, `{}`, toolreg.CallContext{})
+	}
+	result := func(v any, err error) func(context.Context, empty, toolreg.CallContext) (any, error) {
+		return func(context.Context, empty, toolreg.CallContext) (any, error) { return v, err }
+	}
+	cases := []struct {
+		name string
+		out  any
+		err  error
+		want string
+		code string
+	}{
+		{"a string as it is", "plain <text> & \"quotes\"", nil, "plain <text> & \"quotes\"", ""},
+		{"a named string as it is", label("L"), nil, "L", ""},
+		{"a string with a text marshaler as JSON", shouting("hi"), nil, `"HI"`, ""},
+		{"raw JSON as it is", json.RawMessage(`{"a": 1}`), nil, `{"a": 1}`, ""},
+		{"invalid raw JSON fails", json.RawMessage(`{`), nil, "", toolreg.CodeToolError},
+		{"a struct as JSON, not HTML-escaped", address{Street: "<b>&", City: "c"}, nil, `{"street":"<b>&","city":"c"}`, ""},
+		{"a map as sorted JSON", map[string]int{"b": 2, "a": 1}, nil, `{"a":1,"b":2}`, ""},
+		{"nil as null", nil, nil, `null`, ""},
+		{"NaN fails", math.NaN(), nil, "", toolreg.CodeToolError},
+		{"a channel fails", make(chan int), nil, "", toolreg.CodeToolError},
+		{"an error fails with its text", nil, errors.New("disk full"), `{"error":"disk full","code":"tool_error"}`, toolreg.CodeToolError},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tool, err := toolreg.NewTyped("r", "d", result(tc.out, tc.err))
+			out := run(t, tool, err)
+			if tc.code == "" {
+				assert.Equal(t, tc.want, out)
+				return
+			}
+			_, code := failureOf(t, out)
+			assert.Equal(t, tc.code, code)
+			if tc.want != "" {
+				assert.Equal(t, tc.want, out)
+			}
+		})
+	}
+
+	t.Run("a typed string Out as it is", func(t *testing.T) {
+		tool, err := toolreg.NewTyped("r", "d", func(context.Context, empty, toolreg.CallContext) (string, error) { return `"q"`, nil })
+		assert.Equal(t, `"q"`, run(t, tool, err))
+	})
+	t.Run("a panic is contained by the registry", func(t *testing.T) {
+		tool, err := toolreg.NewTyped("r", "d", func(context.Context, empty, toolreg.CallContext) (int, error) { panic("bug") })
+		_, code := failureOf(t, run(t, tool, err))
+		assert.Equal(t, toolreg.CodePanic, code)
+	})
+}
+
+func TestTypedToolRunsConcurrently(t *testing.T) {
+	reg := typedRegistry(t)
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			for j := range 50 {
+				id := int64(i*1000 + j)
+				out := reg.ExecuteJSON(context.Background(), "echo", fmt.Sprintf(`{"id":%d,"tags":["t"]}`, id), toolreg.CallContext{})
+				assert.JSONEq(t, fmt.Sprintf(`{"id":%d,"tags":["t"]}`, id), out)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// FuzzTypedArguments feeds arbitrary argument strings to a typed tool: the
+// call ends with the decoded value or a failure with an argument or tool
+// code, never a panic.
+func FuzzTypedArguments(f *testing.F) {
+	for _, s := range []string{
+		`{"id":1}`, `{"id":9007199254740993,"tags":["a"]}`, `{"id":1,"home":{"street":"s","city":"c"}}`,
+		`{"id":1e400}`, `{"id":-0}`, `{"id":1,"count":256}`, `{"id":1,"when":"2025-01-02T03:04:05Z"}`,
+		`{"id":1,"labels":{"a":"\u0000"}}`, `{"id":1,"ratio":1e308}`, `{"id":1,"unit":"\ud800"}`, `[]`, `null`, ``,
+		`{"id":1,"home":{"street":"s","city":"c","street":"t"}}`, `{"id":` + strings.Repeat("9", 400) + `}`,
+	} {
+		f.Add(s)
+	}
+	reg := typedRegistry(f)
+	strict := toolreg.New()
+	tool, err := toolreg.NewTyped("echo", "Echo.", echo[struct {
+		ID   int64    `json:"id"`
+		Tags []string `json:"tags,omitempty" toolreg:"enum=a|b"`
+		Home *address `json:"home,omitempty"`
+	}], toolreg.StrictSchema())
+	require.NoError(f, err)
+	mustRegister(f, strict, tool, "typed")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, r := range []*toolreg.Registry{reg, strict} {
+			out := r.ExecuteJSON(context.Background(), "echo", s, toolreg.CallContext{})
+			var v map[string]any
+			require.NoError(t, json.Unmarshal([]byte(out), &v), "result %q is not a JSON object", out)
+			if code, ok := v["code"]; ok && len(v) == 2 {
+				assert.Contains(t, []any{toolreg.CodeInvalidArguments, toolreg.CodeToolError}, code, out)
+				continue
+			}
+			_, hasID := v["id"]
+			assert.True(t, hasID, "decoded arguments %q lack the id", out)
+		}
+	})
+}
+
+func BenchmarkTypedCall(b *testing.B) {
+	reg := typedRegistry(b)
+	ctx := context.Background()
+	const in = `{"id":9007199254740993,"unit":"c","tags":["a","b"],"home":{"street":"1 Main","city":"Oslo"}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		reg.ExecuteJSON(ctx, "echo", in, toolreg.CallContext{})
+	}
+}
