@@ -153,7 +153,7 @@ func NewTyped[In, Out any](name, description string, fn func(ctx context.Context
 		}
 		return encodeResult(out)
 	}
-	return RegisteredTool{Definition: def, Handler: handler}, nil
+	return RegisteredTool{Definition: def, Handler: handler, UseNumber: true}, nil
 }
 
 // typedError reports every problem of one NewTyped call.
@@ -699,7 +699,8 @@ func (d *argDecoder) decode(args map[string]any, dst any) error {
 	if err != nil {
 		return errors.New(invalidArgumentsPrefix + "cannot be encoded as JSON: " + trimJSONPrefix(err.Error()))
 	}
-	if msg := d.validate(raw); msg != "" {
+	raw, msg := d.check(raw)
+	if msg != "" {
 		return errors.New(invalidArgumentsPrefix + msg)
 	}
 	target := reflect.ValueOf(dst).Elem() // the In
@@ -729,16 +730,85 @@ func encodeArguments(args map[string]any) (raw []byte, err error) {
 	return json.Marshal(args)
 }
 
-// validate checks raw against the schema, with numbers as json.Number so
-// that they are compared exactly.
-func (d *argDecoder) validate(raw []byte) string {
+// check validates raw against the schema, with numbers as json.Number so
+// that they are compared exactly. Integers written with a fraction or an
+// exponent (5.0, 1e3) are rewritten as plain integers, which encoding/json
+// decodes into integer fields; check then returns the rewritten arguments.
+func (d *argDecoder) check(raw []byte) ([]byte, string) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var doc map[string]any
 	if err := dec.Decode(&doc); err != nil {
-		return trimJSONPrefix(err.Error())
+		return nil, trimJSONPrefix(err.Error())
 	}
-	return d.valid.check(doc)
+	if msg := d.valid.check(doc); msg != "" {
+		return nil, msg
+	}
+	if plainIntegers(doc) {
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return nil, trimJSONPrefix(err.Error())
+		}
+		raw = b
+	}
+	return raw, ""
+}
+
+// plainIntegers rewrites, in place, each json.Number in v that holds an
+// integer in another notation, and reports whether it rewrote any.
+func plainIntegers(v any) bool {
+	changed := false
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if n, ok := e.(json.Number); ok {
+				if p, ok := plainInteger(n); ok {
+					v[k], changed = p, true
+				}
+				continue
+			}
+			changed = plainIntegers(e) || changed
+		}
+	case []any:
+		for i, e := range v {
+			if n, ok := e.(json.Number); ok {
+				if p, ok := plainInteger(n); ok {
+					v[i], changed = p, true
+				}
+				continue
+			}
+			changed = plainIntegers(e) || changed
+		}
+	}
+	return changed
+}
+
+// maxNumberText bounds the numbers plainInteger converts: longer ones, and
+// exponents beyond ±maxExponent, are left as written (big.Rat would take
+// time and memory in proportion).
+const (
+	maxNumberText = 64
+	maxExponent   = 400
+)
+
+// plainInteger returns n as a plain integer when n is one written with a
+// fraction or an exponent.
+func plainInteger(n json.Number) (json.Number, bool) {
+	s := string(n)
+	if !strings.ContainsAny(s, ".eE") || len(s) > maxNumberText {
+		return "", false
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		exp, err := strconv.Atoi(s[i+1:])
+		if err != nil || exp > maxExponent || exp < -maxExponent {
+			return "", false
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || !r.IsInt() {
+		return "", false
+	}
+	return json.Number(r.Num().String()), true
 }
 
 // clip shortens a value quoted in a message, at a rune boundary.

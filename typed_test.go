@@ -467,6 +467,46 @@ func TestTypedToolDecodesArguments(t *testing.T) {
 	}
 }
 
+func TestTypedToolKeepsIntegersExact(t *testing.T) {
+	type ids struct {
+		ID     int64   `json:"id"`
+		Owner  uint64  `json:"owner,omitempty"`
+		Refs   []int64 `json:"refs,omitempty"`
+		Parent *int64  `json:"parent,omitempty"`
+	}
+	var got ids
+	tool, err := toolreg.NewTyped("ids", "d", func(_ context.Context, in ids, _ toolreg.CallContext) (string, error) {
+		got = in
+		return "ok", nil
+	})
+	require.NoError(t, err)
+	assert.True(t, tool.UseNumber, "typed tools ask ExecuteJSON for json.Number")
+	for _, strict := range []bool{false, true} {
+		reg := toolreg.New()
+		if strict {
+			reg = toolreg.New(toolreg.WithSchemaValidation())
+		}
+		mustRegister(t, reg, tool, "typed")
+		cases := []struct {
+			args string
+			want ids
+		}{
+			{`{"id":9007199254740993}`, ids{ID: 1<<53 + 1}},
+			{`{"id":9223372036854775807,"owner":18446744073709551615}`, ids{ID: math.MaxInt64, Owner: math.MaxUint64}},
+			{`{"id":-9223372036854775808,"refs":[9007199254740993,-9007199254740993]}`, ids{ID: math.MinInt64, Refs: []int64{1<<53 + 1, -(1<<53 + 1)}}},
+			{`{"id":1,"parent":9007199254740995}`, ids{ID: 1, Parent: ptr(int64(1<<53 + 3))}},
+			{`{"id":1e3}`, ids{ID: 1000}},
+		}
+		for _, tc := range cases {
+			got = ids{}
+			require.Equal(t, "ok", reg.ExecuteJSON(context.Background(), "ids", tc.args, toolreg.CallContext{}), tc.args)
+			assert.Equal(t, tc.want, got, tc.args)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
 func TestTypedToolTakesGoValues(t *testing.T) {
 	reg := typedRegistry(t)
 	cases := []struct {
@@ -478,6 +518,9 @@ func TestTypedToolTakesGoValues(t *testing.T) {
 		{"int64 and structs", map[string]any{"id": int64(math.MaxInt64), "home": address{Street: "s", City: "c"}, "tags": []string{"x"}},
 			`{"id":9223372036854775807,"tags":["x"],"home":{"street":"s","city":"c"}}`, ""},
 		{"json.Number", map[string]any{"id": json.Number("9007199254740993")}, `{"id":9007199254740993}`, ""},
+		{"json.Number integers in other notations", map[string]any{"id": json.Number("9007199254740993.000"), "count": json.Number("2.5e1")}, `{"id":9007199254740993,"count":25}`, ""},
+		{"a json.Number fraction for an integer", map[string]any{"id": json.Number("1.5")}, toolreg.CodeToolError, "id: got number, want integer"},
+		{"a json.Number with a huge exponent", map[string]any{"id": json.Number("1e999999999")}, toolreg.CodeToolError, "id: got number, want integer"},
 		{"a pointer to a struct", map[string]any{"id": 1, "home": &address{Street: "s", City: "c"}}, `{"id":1,"home":{"street":"s","city":"c"}}`, ""},
 		{"a float64 that is an integer", map[string]any{"id": float64(42)}, `{"id":42}`, ""},
 		{"NaN", map[string]any{"id": 1, "ratio": math.NaN()}, toolreg.CodeToolError, "invalid arguments: cannot be encoded as JSON: unsupported value: NaN"},
@@ -488,7 +531,8 @@ func TestTypedToolTakesGoValues(t *testing.T) {
 		{"a typed nil pointer", map[string]any{"id": 1, "home": (*address)(nil)}, `{"id":1}`, ""},
 		{"a MarshalJSON error", map[string]any{"id": failing{}}, toolreg.CodeToolError, "cannot be encoded as JSON"},
 		{"an invalid json.Number", map[string]any{"id": json.Number("1x")}, toolreg.CodeToolError, "cannot be encoded as JSON"},
-		{"a huge json.Number", map[string]any{"id": 1, "ratio": json.Number("1e400")}, toolreg.CodeToolError, "ratio: cannot use number 1e400 as float64"},
+		{"a huge json.Number", map[string]any{"id": 1, "ratio": json.Number("1.5e500")}, toolreg.CodeToolError, "ratio: cannot use number 1.5e500 as float64"},
+		{"a huge integral json.Number", map[string]any{"id": 1, "ratio": json.Number("1e400")}, toolreg.CodeToolError, "ratio: cannot use number 100000000000000000000000000000000... as float64"},
 		{"a string with invalid UTF-8", map[string]any{"id": 1, "unit": "\xff"}, toolreg.CodeToolError, "unit: value must be one of"},
 		{"nil arguments", nil, toolreg.CodeInvalidArguments, `missing required argument "id"`},
 	}
