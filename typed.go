@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -293,13 +292,6 @@ func decodesItself(t reflect.Type) bool {
 	p := reflect.PointerTo(t)
 	return t.Implements(jsonUnmarshalerType) || p.Implements(jsonUnmarshalerType) ||
 		t.Implements(textUnmarshalerType) || p.Implements(textUnmarshalerType)
-}
-
-func joinPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }
 
 // inspect checks t for everything that JSON cannot decode or that the
@@ -739,9 +731,9 @@ func (d *argDecoder) check(raw []byte) ([]byte, string) {
 	dec.UseNumber()
 	var doc map[string]any
 	if err := dec.Decode(&doc); err != nil {
-		return nil, trimJSONPrefix(err.Error())
+		return nil, cut(trimJSONPrefix(err.Error()), maxDecodeMessage)
 	}
-	if msg := d.valid.check(doc); msg != "" {
+	if msg := d.valid.check(doc, true); msg != "" {
 		return nil, msg
 	}
 	if plainIntegers(doc) {
@@ -783,12 +775,12 @@ func plainIntegers(v any) bool {
 	return changed
 }
 
-// maxNumberText bounds the numbers plainInteger converts: longer ones, and
-// exponents beyond ±maxExponent, are left as written (big.Rat would take
-// time and memory in proportion).
+// Bounds of the numbers plainInteger rewrites. No Go integer holds more
+// than 20 digits, so a larger exponent cannot make a value an integer field
+// accepts, and leaving it as written keeps the cost per number small.
 const (
 	maxNumberText = 64
-	maxExponent   = 400
+	maxExponent   = 20
 )
 
 // plainInteger returns n as a plain integer when n is one written with a
@@ -811,22 +803,14 @@ func plainInteger(n json.Number) (json.Number, bool) {
 	return json.Number(r.Num().String()), true
 }
 
-// clip shortens a value quoted in a message, at a rune boundary.
-func clip(s string) string {
-	const n = 40
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
-}
-
 func trimJSONPrefix(s string) string { return strings.TrimPrefix(s, "json: ") }
 
-// decodeMessage renders an error of json.Decoder.Decode for the model.
+// maxDecodeMessage bounds a decoding message: a type's own UnmarshalText
+// or UnmarshalJSON may quote the whole value.
+const maxDecodeMessage = 2 * maxQuoted
+
+// decodeMessage renders an error of json.Decoder.Decode for the model. Like
+// the registry's schema messages it does not quote the failing value.
 func decodeMessage(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -834,14 +818,21 @@ func decodeMessage(err error) string {
 		if where == "" {
 			where = "arguments"
 		}
-		return fmt.Sprintf("%s: cannot use %s as %s", where, clip(te.Value), te.Type)
+		kind, _, _ := strings.Cut(te.Value, " ")
+		if kind == "number" {
+			return fmt.Sprintf("%s: the number does not fit %s", cut(where, maxQuoted), te.Type)
+		}
+		return fmt.Sprintf("%s: cannot use a JSON %s as %s", cut(where, maxQuoted), kind, te.Type)
 	}
 	if errors.Is(err, io.EOF) {
 		return "no arguments"
 	}
 	msg := trimJSONPrefix(err.Error())
 	if f, ok := strings.CutPrefix(msg, "unknown field "); ok {
-		return "unknown argument " + f
+		return "unknown argument " + cut(f, maxQuoted)
+	}
+	if len(msg) > maxDecodeMessage {
+		msg = cut(msg, maxDecodeMessage) + "…"
 	}
 	return msg
 }
