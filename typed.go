@@ -29,26 +29,27 @@ type typedConfig struct {
 }
 
 // StrictSchema makes [NewTyped] build a schema ready for OpenAI strict mode
-// and set [Function.Strict]: every property is required, a field that was
-// optional (a pointer, or tagged omitempty or omitzero) also accepts null,
+// and set [Function.Strict]: every property is required, an optional field
+// (tagged omitempty or omitzero) also accepts null, which then means absent,
 // and every object level has additionalProperties false. Such a tool passes
 // the strict-mode checks of [Registry.Register], and the registry then
 // validates its arguments against the full schema.
 //
 // Strict mode has no schema for open maps or for values of any type, so an
-// In that holds a map or an interface field is a construction error.
+// In that holds a map, an interface or a json.RawMessage field is a
+// construction error.
 func StrictSchema() TypedOption {
 	return func(c *typedConfig) { c.strict = true }
 }
 
 // SchemaFor gives the JSON Schema of the Go type T wherever T (or *T)
 // appears in the arguments of a tool built by [NewTyped], in place of the
-// inferred one. Use it for types that decode themselves from JSON
-// (UnmarshalJSON), whose schema cannot be inferred, or to describe a type
-// more closely (a format, a pattern). The schema is used as given, for T
-// and for every field of type T; it is not made strict-ready. A schema that
-// is not a valid JSON Schema is a construction error. A later SchemaFor for
-// the same T replaces an earlier one.
+// inferred one; SchemaFor[*T] is SchemaFor[T]. Use it for types that decode
+// themselves from JSON (UnmarshalJSON), whose schema cannot be inferred, or
+// to describe a type more closely (a format, a pattern). The schema is used
+// as given, for every field of type T; it is not made strict-ready. A schema
+// that does not compile is a construction error. A later SchemaFor for the
+// same T replaces an earlier one.
 func SchemaFor[T any](schema map[string]any) TypedOption {
 	return func(c *typedConfig) {
 		if c.schemas == nil {
@@ -96,22 +97,25 @@ func SchemaFor[T any](schema map[string]any) TypedOption {
 //
 // # Calls
 //
-// Each call first validates the arguments against the schema (with
-// github.com/google/jsonschema-go, whatever the registry's own validation),
-// then decodes them into a fresh In: numbers exactly (the tool's UseNumber is
-// set, so [Registry.ExecuteJSON] keeps 64-bit integers exact), with no
-// unknown field. Arguments from Go callers of [Registry.Execute] may be any
-// values that encoding/json encodes (int64, structs, json.Number, ...). A
-// value that cannot be encoded (NaN, a channel, a panicking MarshalJSON), a
-// validation failure or a decoding failure makes the call fail with an
-// error that begins "invalid arguments: " and says where, and fn is not
-// called.
+// The registry checks the top-level arguments as for any tool, and refuses
+// values with no JSON form (NaN, channels) with code "invalid_arguments".
+// The handler then validates the arguments against the full schema,
+// whatever the registry's options, and decodes them into a fresh In, with no
+// unknown field. The tool's UseNumber is set, so [Registry.ExecuteJSON]
+// hands over numbers as written and 64-bit integers arrive exact; an integer
+// written as 5.0 or 1e3 still decodes into an integer field. A field of
+// type any receives what encoding/json decodes into one (float64 numbers).
+// Go callers of [Registry.Execute] may pass any values that encoding/json
+// encodes (int64, structs, json.Number, ...). A problem found here (a nested
+// field, an enum, a value out of range, a MarshalJSON that fails or panics)
+// fails the call with code "tool_error" and a message that begins
+// "invalid arguments: " and says where; fn is not called.
 //
 // fn's Out is the result: a string (or a value of another type whose kind is
 // string and that has no JSON or text marshaler) as it is, a json.RawMessage
 // as it is when it is valid JSON, anything else as JSON without HTML
-// escaping. A result that cannot be encoded fails the call, as does an error
-// from fn, whose text the model reads.
+// escaping. A result that cannot be encoded fails the call with code
+// "tool_error", as does an error from fn, whose text the model reads.
 func NewTyped[In, Out any](name, description string, fn func(ctx context.Context, in In, call CallContext) (Out, error), opts ...TypedOption) (RegisteredTool, error) {
 	var cfg typedConfig
 	for _, o := range opts {
@@ -231,6 +235,9 @@ func inferParameters(t reflect.Type, cfg *typedConfig) (Parameters, []error) {
 			inf.errs = append(inf.errs, problemf(ErrInvalidSchema, "SchemaFor[%s]: %v", typ, err))
 			continue
 		}
+		for typ.Kind() == reflect.Pointer {
+			typ = typ.Elem() // the inference looks types up behind their pointers
+		}
 		inf.schemas[typ] = s
 		inf.fixed[typ] = true
 	}
@@ -302,6 +309,9 @@ func (inf *inference) inspect(t reflect.Type, path string) {
 		t = t.Elem()
 	}
 	if inf.fixed[t] {
+		if s := inf.schemas[t]; inf.strict && s.Type == "" && len(s.Types) == 0 && s.AnyOf == nil && s.OneOf == nil && s.Ref == "" {
+			inf.problem(path, "a value of any type (%s) has no strict-mode schema; use a concrete type", t)
+		}
 		return
 	}
 	p := reflect.PointerTo(t)

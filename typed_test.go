@@ -187,7 +187,7 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 		{
 			name: "SchemaFor replaces the inferred schema of a type",
 			tool: build(toolreg.NewTyped("sf", "d", echo[special],
-				toolreg.SchemaFor[netip.Addr](map[string]any{"type": "string", "format": "ipv4"}),
+				toolreg.SchemaFor[*netip.Addr](map[string]any{"type": "string", "format": "ipv4"}),
 				toolreg.SchemaFor[time.Time](map[string]any{"type": "string", "pattern": "^[0-9]{4}-"}))),
 			want: `{"type":"object","properties":{
 				"when":{"type":"string","pattern":"^[0-9]{4}-"},
@@ -345,6 +345,9 @@ func TestNewTypedRejectsWhatItCannotDescribe(t *testing.T) {
 		}])), []string{"must not begin with"}},
 		{"strict: a map", try(toolreg.NewTyped("t", "d", echo[collections], toolreg.StrictSchema())), []string{`field "labels": a map`, `field "index": a map`}},
 		{"strict: a value of any type", try(toolreg.NewTyped("t", "d", echo[struct{ A any }], toolreg.StrictSchema())), []string{`field "A": a value of any type`}},
+		{"strict: raw JSON", try(toolreg.NewTyped("t", "d", echo[struct {
+			R json.RawMessage `json:"r"`
+		}], toolreg.StrictSchema())), []string{`field "r": a value of any type (json.RawMessage)`}},
 		{"SchemaFor with a schema that does not compile", try(toolreg.NewTyped("t", "d", echo[special],
 			toolreg.SchemaFor[netip.Addr](map[string]any{"type": "no-such-type"}))), []string{"do not compile"}},
 		{"SchemaFor with a nil schema", try(toolreg.NewTyped("t", "d", echo[special],

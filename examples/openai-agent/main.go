@@ -88,7 +88,8 @@ To see the loop without a model, run its test: go test ./examples/openai-agent
 		opts = append(opts, option.WithHTTPClient(httpClient))
 	}
 
-	reg := toolreg.New(toolreg.WithDefaultTimeout(30 * time.Second))
+	// Bound each call and what it may add to the conversation.
+	reg := toolreg.New(toolreg.WithDefaultTimeout(30*time.Second), toolreg.WithMaxResultBytes(16<<10))
 	if err := registerTools(reg); err != nil {
 		fmt.Fprintln(stderr, "openai-agent:", err)
 		return 1
