@@ -8,10 +8,16 @@
 // completions API: OpenAI itself, or a local server (Ollama, vLLM,
 // llama.cpp, ...).
 //
-//	export OPENAI_API_KEY=sk-...              # any value for a local server that needs none
-//	export OPENAI_BASE_URL=http://localhost:11434/v1   # optional; default https://api.openai.com/v1
-//	go run ./examples/openai-agent -model gpt-4.1-mini
-//	go run ./examples/openai-agent -model llama3.1 -prompt "Is it snowing in Oslo?"
+// The example is a module of its own (openai-go needs Go 1.26; toolreg
+// itself does not), so run it from its directory:
+//
+//	cd examples/openai-agent
+//	export OPENAI_API_KEY=sk-...                        # any value for a local server that needs none
+//	export OPENAI_BASE_URL=http://localhost:11434/v1    # optional; default https://api.openai.com/v1
+//	go run . -model gpt-4.1-mini
+//	go run . -model llama3.1 -prompt "Is it snowing in Oslo?"
+//
+// or from the repository root with go -C examples/openai-agent run .
 //
 // Without OPENAI_API_KEY it says what to set and exits with status 2.
 package main
@@ -66,12 +72,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, httpCli
 		fmt.Fprint(stderr, `openai-agent: OPENAI_API_KEY is not set.
 
 Set it to your OpenAI API key, or to any value when OPENAI_BASE_URL points to
-a local OpenAI-compatible server that needs no key:
+a local OpenAI-compatible server that needs no key. In examples/openai-agent:
 
-	OPENAI_API_KEY=sk-... go run ./examples/openai-agent -model gpt-4.1-mini
-	OPENAI_API_KEY=none OPENAI_BASE_URL=http://localhost:11434/v1 go run ./examples/openai-agent -model llama3.1
+	OPENAI_API_KEY=sk-... go run . -model gpt-4.1-mini
+	OPENAI_API_KEY=none OPENAI_BASE_URL=http://localhost:11434/v1 go run . -model llama3.1
 
-To see the loop without a model, run its test: go test ./examples/openai-agent
+To see the loop without a model, run its test there: go test .
 `)
 		return 2
 	}
