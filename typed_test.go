@@ -19,9 +19,9 @@ import (
 	"github.com/toolreg/toolreg"
 )
 
-// echo is a typed handler that returns its input, so a test reads exactly
+// echoIn is a typed handler that returns its input, so a test reads exactly
 // what was decoded.
-func echo[In any](_ context.Context, in In, _ toolreg.CallContext) (In, error) { return in, nil }
+func echoIn[In any](_ context.Context, in In, _ toolreg.CallContext) (In, error) { return in, nil }
 
 // paramsJSON is the wire form of a tool's parameters.
 func paramsJSON(t *testing.T, tool toolreg.RegisteredTool) string {
@@ -87,7 +87,7 @@ type (
 	embeddedPointer struct {
 		*address
 	}
-	empty struct{}
+	noArgs struct{}
 )
 
 func TestNewTypedInfersTheSchema(t *testing.T) {
@@ -103,7 +103,7 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 	}{
 		{
 			name: "nested structs keep descriptions, required fields and closed objects",
-			tool: build(toolreg.NewTyped("p", "d", echo[person])),
+			tool: build(toolreg.NewTyped("p", "d", echoIn[person])),
 			want: `{"type":"object","properties":{
 				"name":{"type":"string","description":"full name"},
 				"age":{"type":"integer"},
@@ -113,7 +113,7 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 		},
 		{
 			name: "slices, arrays and maps describe their elements",
-			tool: build(toolreg.NewTyped("c", "d", echo[collections])),
+			tool: build(toolreg.NewTyped("c", "d", echoIn[collections])),
 			want: `{"type":"object","properties":{
 				"tags":{"type":["null","array"],"items":{"type":"string"}},
 				"grid":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"integer"}}},
@@ -129,7 +129,7 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 		},
 		{
 			name: "pointers accept null",
-			tool: build(toolreg.NewTyped("ptr", "d", echo[pointers])),
+			tool: build(toolreg.NewTyped("ptr", "d", echoIn[pointers])),
 			want: `{"type":"object","properties":{
 				"n":{"type":["null","integer"]},
 				"s":{"type":["null","string"]},
@@ -138,7 +138,7 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 		},
 		{
 			name: "toolreg tags give enums typed as the field and sensitive marks",
-			tool: build(toolreg.NewTyped("e", "d", echo[enums])),
+			tool: build(toolreg.NewTyped("e", "d", echoIn[enums])),
 			want: `{"type":"object","properties":{
 				"unit":{"type":"string","enum":["celsius","fahrenheit"]},
 				"level":{"type":"integer","minimum":-128,"maximum":127,"enum":[-1,0,1]},
@@ -153,7 +153,7 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 		},
 		{
 			name: "types that encode themselves are described by what they accept",
-			tool: build(toolreg.NewTyped("s", "d", echo[special])),
+			tool: build(toolreg.NewTyped("s", "d", echoIn[special])),
 			want: `{"type":"object","properties":{
 				"when":{"type":"string","format":"date-time"},
 				"blob":{"type":["null","string"]},
@@ -166,7 +166,7 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 		},
 		{
 			name: "embedded structs are flattened as encoding/json does",
-			tool: build(toolreg.NewTyped("emb", "d", echo[embedded])),
+			tool: build(toolreg.NewTyped("emb", "d", echoIn[embedded])),
 			want: `{"type":"object","properties":{
 				"id":{"type":"integer"},
 				"street":{"type":"string","description":"street and number"},
@@ -176,17 +176,17 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 		},
 		{
 			name: "a pointer In is described by its struct",
-			tool: build(toolreg.NewTyped("pin", "d", echo[*address])),
+			tool: build(toolreg.NewTyped("pin", "d", echoIn[*address])),
 			want: `{"type":"object","properties":{"street":{"type":"string","description":"street and number"},"city":{"type":"string"}},"required":["street","city"],"additionalProperties":false}`,
 		},
 		{
-			name: "an empty struct takes no arguments",
-			tool: build(toolreg.NewTyped("none", "d", echo[empty])),
+			name: "an noArgs struct takes no arguments",
+			tool: build(toolreg.NewTyped("none", "d", echoIn[noArgs])),
 			want: `{"type":"object","properties":{},"additionalProperties":false}`,
 		},
 		{
 			name: "SchemaFor replaces the inferred schema of a type",
-			tool: build(toolreg.NewTyped("sf", "d", echo[special],
+			tool: build(toolreg.NewTyped("sf", "d", echoIn[special],
 				toolreg.SchemaFor[*netip.Addr](map[string]any{"type": "string", "format": "ipv4"}),
 				toolreg.SchemaFor[time.Time](map[string]any{"type": "string", "pattern": "^[0-9]{4}-"}))),
 			want: `{"type":"object","properties":{
@@ -201,7 +201,7 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 		},
 		{
 			name: "strict: every field required, optional ones nullable, objects closed",
-			tool: build(toolreg.NewTyped("st", "d", echo[person], toolreg.StrictSchema())),
+			tool: build(toolreg.NewTyped("st", "d", echoIn[person], toolreg.StrictSchema())),
 			want: `{"type":"object","properties":{
 				"name":{"type":"string","description":"full name"},
 				"age":{"type":["null","integer"]},
@@ -211,7 +211,7 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 		},
 		{
 			name: "strict: a nullable enum admits null",
-			tool: build(toolreg.NewTyped("se", "d", echo[struct {
+			tool: build(toolreg.NewTyped("se", "d", echoIn[struct {
 				Unit  string   `json:"unit,omitempty" toolreg:"enum=c|f"`
 				Items []person `json:"items,omitempty"`
 			}], toolreg.StrictSchema())),
@@ -237,19 +237,19 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 }
 
 func TestNewTypedFillsTheDefinition(t *testing.T) {
-	tool, err := toolreg.NewTyped("get_weather", "Current weather.", echo[address])
+	tool, err := toolreg.NewTyped("get_weather", "Current weather.", echoIn[address])
 	require.NoError(t, err)
 	assert.Equal(t, "get_weather", tool.Definition.Function.Name)
 	assert.Equal(t, "Current weather.", tool.Definition.Function.Description)
 	assert.False(t, tool.Definition.Function.Strict)
 	assert.NotNil(t, tool.Handler)
 
-	strict, err := toolreg.NewTyped("get_weather", "Current weather.", echo[address], toolreg.StrictSchema())
+	strict, err := toolreg.NewTyped("get_weather", "Current weather.", echoIn[address], toolreg.StrictSchema())
 	require.NoError(t, err)
 	assert.True(t, strict.Definition.Function.Strict)
 
 	// The schema is byte-stable: two constructions marshal alike.
-	again, err := toolreg.NewTyped("get_weather", "Current weather.", echo[address], toolreg.StrictSchema())
+	again, err := toolreg.NewTyped("get_weather", "Current weather.", echoIn[address], toolreg.StrictSchema())
 	require.NoError(t, err)
 	a, _ := json.Marshal(strict.Definition)
 	b, _ := json.Marshal(again.Definition)
@@ -293,69 +293,69 @@ func TestNewTypedRejectsWhatItCannotDescribe(t *testing.T) {
 		err  error
 		want []string // each is in the error
 	}{
-		{"In is not a struct", try(toolreg.NewTyped("t", "d", echo[int])), []string{"In is int, want a struct"}},
-		{"In is a map", try(toolreg.NewTyped("t", "d", echo[map[string]any])), []string{"want a struct"}},
-		{"In is a pointer to a pointer", try(toolreg.NewTyped("t", "d", echo[**address])), []string{"want a struct"}},
-		{"In decodes itself", try(toolreg.NewTyped("t", "d", echo[selfDecoding])), []string{"want a struct"}},
-		{"a channel field", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"In is not a struct", constructionErr(toolreg.NewTyped("t", "d", echoIn[int])), []string{"In is int, want a struct"}},
+		{"In is a map", constructionErr(toolreg.NewTyped("t", "d", echoIn[map[string]any])), []string{"want a struct"}},
+		{"In is a pointer to a pointer", constructionErr(toolreg.NewTyped("t", "d", echoIn[**address])), []string{"want a struct"}},
+		{"In decodes itself", constructionErr(toolreg.NewTyped("t", "d", echoIn[selfDecoding])), []string{"want a struct"}},
+		{"a channel field", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			C chan int `json:"c"`
 		}])), []string{`field "c": type chan int cannot be represented in JSON`}},
-		{"a func field", try(toolreg.NewTyped("t", "d", echo[struct{ F func() }])), []string{`field "F": type func()`}},
-		{"a complex field", try(toolreg.NewTyped("t", "d", echo[struct{ Z complex128 }])), []string{`field "Z": type complex128`}},
-		{"an unsafe pointer", try(toolreg.NewTyped("t", "d", echo[struct{ P unsafe.Pointer }])), []string{`field "P": type unsafe.Pointer`}},
-		{"an interface with methods", try(toolreg.NewTyped("t", "d", echo[struct{ E error }])), []string{`field "E": interface type error`}},
-		{"a map with int keys", try(toolreg.NewTyped("t", "d", echo[struct{ M map[int]string }])), []string{`field "M": map key type int`}},
-		{"a type that contains itself", try(toolreg.NewTyped("t", "d", echo[node])), []string{`field "children[]": type toolreg_test.node contains itself`}},
-		{"a linked list", try(toolreg.NewTyped("t", "d", echo[linked])), []string{`field "next": type toolreg_test.linked contains itself`}},
-		{"mutually recursive types", try(toolreg.NewTyped("t", "d", echo[ping])), []string{`field "p.ping": type toolreg_test.ping contains itself`}},
-		{"two fields with one JSON name", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"a func field", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct{ F func() }])), []string{`field "F": type func()`}},
+		{"a complex field", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct{ Z complex128 }])), []string{`field "Z": type complex128`}},
+		{"an unsafe pointer", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct{ P unsafe.Pointer }])), []string{`field "P": type unsafe.Pointer`}},
+		{"an interface with methods", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct{ E error }])), []string{`field "E": interface type error`}},
+		{"a map with int keys", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct{ M map[int]string }])), []string{`field "M": map key type int`}},
+		{"a type that contains itself", constructionErr(toolreg.NewTyped("t", "d", echoIn[node])), []string{`field "children[]": type toolreg_test.node contains itself`}},
+		{"a linked list", constructionErr(toolreg.NewTyped("t", "d", echoIn[linked])), []string{`field "next": type toolreg_test.linked contains itself`}},
+		{"mutually recursive types", constructionErr(toolreg.NewTyped("t", "d", echoIn[ping])), []string{`field "p.ping": type toolreg_test.ping contains itself`}},
+		{"two fields with one JSON name", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			A string `json:"B"`
 			B string
 		}])), []string{`fields A and B both have the JSON name "B"`}},
-		{"an embedded struct with a JSON name", try(toolreg.NewTyped("t", "d", echo[withTagged])), []string{`embedded field Base has the JSON name "base"`}},
-		{"an embedded non-struct", try(toolreg.NewTyped("t", "d", echo[withNamed])), []string{`embedded field Named is not a struct`}},
-		{"an embedded struct tagged -", try(toolreg.NewTyped("t", "d", echo[withSkipped])), []string{`embedded field Base is tagged json:"-"`}},
-		{"an embedded pointer to an unexported struct", try(toolreg.NewTyped("t", "d", echo[embeddedPointer])), []string{`embedded field address is a pointer to an unexported struct`}},
-		{"the string option", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"an embedded struct with a JSON name", constructionErr(toolreg.NewTyped("t", "d", echoIn[withTagged])), []string{`embedded field Base has the JSON name "base"`}},
+		{"an embedded non-struct", constructionErr(toolreg.NewTyped("t", "d", echoIn[withNamed])), []string{`embedded field Named is not a struct`}},
+		{"an embedded struct tagged -", constructionErr(toolreg.NewTyped("t", "d", echoIn[withSkipped])), []string{`embedded field Base is tagged json:"-"`}},
+		{"an embedded pointer to an unexported struct", constructionErr(toolreg.NewTyped("t", "d", echoIn[embeddedPointer])), []string{`embedded field address is a pointer to an unexported struct`}},
+		{"the string option", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			ID int64 `json:"id,string"`
 		}])), []string{`field "id": the ",string" option`}},
-		{"a field that decodes itself", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"a field that decodes itself", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			S selfDecoding `json:"s"`
 		}])), []string{`field "s": type toolreg_test.selfDecoding decodes itself from JSON`, "SchemaFor"}},
-		{"an unknown toolreg directive", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"an unknown toolreg directive", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			S string `json:"s" toolreg:"enums=a"`
 		}])), []string{`field "s": toolreg tag directive "enums=a" is unknown`}},
-		{"an enum value the field cannot hold", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"an enum value the field cannot hold", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			N int8 `json:"n" toolreg:"enum=1|300"`
 		}])), []string{`field "n": enum value "300" is not a int8: value out of range`}},
-		{"an enum that is not a number", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"an enum that is not a number", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			F float64 `json:"f" toolreg:"enum=NaN"`
 		}])), []string{`enum value "NaN" is not a float64: not a finite number`}},
-		{"an enum value listed twice", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"an enum value listed twice", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			S string `json:"s" toolreg:"enum=a|a"`
 		}])), []string{`enum value "a" is listed twice`}},
-		{"an empty enum", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"an noArgs enum", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			S string `json:"s" toolreg:"enum="`
 		}])), []string{`enum directive lists no value`}},
-		{"an enum on a struct", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"an enum on a struct", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			A address `json:"a" toolreg:"enum=x"`
 		}])), []string{`enum on a field of kind struct`}},
-		{"a jsonschema tag that looks like a keyword", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"a jsonschema tag that looks like a keyword", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			S string `json:"s" jsonschema:"enum=a"`
 		}])), []string{"must not begin with"}},
-		{"strict: a map", try(toolreg.NewTyped("t", "d", echo[collections], toolreg.StrictSchema())), []string{`field "labels": a map`, `field "index": a map`}},
-		{"strict: a value of any type", try(toolreg.NewTyped("t", "d", echo[struct{ A any }], toolreg.StrictSchema())), []string{`field "A": a value of any type`}},
-		{"strict: raw JSON", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"strict: a map", constructionErr(toolreg.NewTyped("t", "d", echoIn[collections], toolreg.StrictSchema())), []string{`field "labels": a map`, `field "index": a map`}},
+		{"strict: a value of any type", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct{ A any }], toolreg.StrictSchema())), []string{`field "A": a value of any type`}},
+		{"strict: raw JSON", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			R json.RawMessage `json:"r"`
 		}], toolreg.StrictSchema())), []string{`field "r": a value of any type (json.RawMessage)`}},
-		{"SchemaFor with a schema that does not compile", try(toolreg.NewTyped("t", "d", echo[special],
+		{"SchemaFor with a schema that does not compile", constructionErr(toolreg.NewTyped("t", "d", echoIn[special],
 			toolreg.SchemaFor[netip.Addr](map[string]any{"type": "no-such-type"}))), []string{"do not compile"}},
-		{"SchemaFor with a nil schema", try(toolreg.NewTyped("t", "d", echo[special],
+		{"SchemaFor with a nil schema", constructionErr(toolreg.NewTyped("t", "d", echoIn[special],
 			toolreg.SchemaFor[netip.Addr](nil))), []string{"SchemaFor[netip.Addr]: schema is nil"}},
-		{"an Out that JSON cannot encode", try(toolreg.NewTyped("t", "d", func(context.Context, address, toolreg.CallContext) (badOut, error) {
+		{"an Out that JSON cannot encode", constructionErr(toolreg.NewTyped("t", "d", func(context.Context, address, toolreg.CallContext) (badOut, error) {
 			return badOut{}, nil
 		})), []string{`Out field "c": type chan int cannot be encoded`}},
-		{"every problem at once", try(toolreg.NewTyped("t", "d", echo[struct {
+		{"every problem at once", constructionErr(toolreg.NewTyped("t", "d", echoIn[struct {
 			C chan int `json:"c"`
 			F func()   `json:"f"`
 		}])), []string{`field "c"`, `field "f"`}},
@@ -377,7 +377,7 @@ func TestNewTypedRejectsWhatItCannotDescribe(t *testing.T) {
 	})
 }
 
-func try(_ toolreg.RegisteredTool, err error) error { return err }
+func constructionErr(_ toolreg.RegisteredTool, err error) error { return err }
 
 func TestTypedStrictToolsRegisterAsStrict(t *testing.T) {
 	type order struct {
@@ -388,7 +388,7 @@ func TestTypedStrictToolsRegisterAsStrict(t *testing.T) {
 		Placed   time.Time         `json:"placed"`
 		Note     *string           `json:"note"`
 	}
-	tool, err := toolreg.NewTyped("order", "Look up an order.", echo[order], toolreg.StrictSchema())
+	tool, err := toolreg.NewTyped("order", "Look up an order.", echoIn[order], toolreg.StrictSchema())
 	require.NoError(t, err)
 	reg := toolreg.New()
 	mustRegister(t, reg, tool, "shop")
@@ -408,7 +408,7 @@ func TestTypedStrictToolsRegisterAsStrict(t *testing.T) {
 	assert.Contains(t, string(def), `"strict":true`)
 }
 
-type args struct {
+type typedArgs struct {
 	ID     int64             `json:"id"`
 	Count  uint8             `json:"count,omitempty"`
 	Ratio  float64           `json:"ratio,omitempty"`
@@ -422,7 +422,7 @@ type args struct {
 func typedRegistry(t testing.TB, opts ...toolreg.Option) *toolreg.Registry {
 	t.Helper()
 	reg := toolreg.New(opts...)
-	tool, err := toolreg.NewTyped("echo", "Echo the arguments.", echo[args])
+	tool, err := toolreg.NewTyped("echo", "Echo the arguments.", echoIn[typedArgs])
 	require.NoError(t, err)
 	mustRegister(t, reg, tool, "typed")
 	return reg
@@ -499,7 +499,7 @@ func TestTypedToolKeepsIntegersExact(t *testing.T) {
 			{`{"id":9007199254740993}`, ids{ID: 1<<53 + 1}},
 			{`{"id":9223372036854775807,"owner":18446744073709551615}`, ids{ID: math.MaxInt64, Owner: math.MaxUint64}},
 			{`{"id":-9223372036854775808,"refs":[9007199254740993,-9007199254740993]}`, ids{ID: math.MinInt64, Refs: []int64{1<<53 + 1, -(1<<53 + 1)}}},
-			{`{"id":1,"parent":9007199254740995}`, ids{ID: 1, Parent: ptr(int64(1<<53 + 3))}},
+			{`{"id":1,"parent":9007199254740995}`, ids{ID: 1, Parent: pointerTo(int64(1<<53 + 3))}},
 			{`{"id":1e3}`, ids{ID: 1000}},
 		}
 		for _, tc := range cases {
@@ -510,7 +510,7 @@ func TestTypedToolKeepsIntegersExact(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func pointerTo[T any](v T) *T { return &v }
 
 func TestTypedToolTakesGoValues(t *testing.T) {
 	reg := typedRegistry(t)
@@ -532,10 +532,10 @@ func TestTypedToolTakesGoValues(t *testing.T) {
 		{"infinity", map[string]any{"id": 1, "ratio": math.Inf(1)}, toolreg.CodeInvalidArguments, `argument "ratio": +Inf is not a JSON number`},
 		{"a channel", map[string]any{"id": make(chan int)}, toolreg.CodeInvalidArguments, `argument "id": a chan has no JSON form`},
 		{"a func", map[string]any{"id": func() {}}, toolreg.CodeInvalidArguments, `argument "id": a func has no JSON form`},
-		{"a panicking MarshalJSON", map[string]any{"id": 1, "home": panicky{}}, toolreg.CodeToolError, "a value panicked while being encoded"},
+		{"a panicking MarshalJSON", map[string]any{"id": 1, "home": panickingJSON{}}, toolreg.CodeToolError, "a value panicked while being encoded"},
 		{"a typed nil pointer", map[string]any{"id": 1, "home": (*address)(nil)}, `{"id":1}`, ""},
-		{"a MarshalJSON error", map[string]any{"id": failing{}}, toolreg.CodeToolError, "cannot be encoded as JSON"},
-		{"an invalid json.Number", map[string]any{"id": json.Number("1x")}, toolreg.CodeToolError, "cannot be encoded as JSON"},
+		{"a MarshalJSON error", map[string]any{"id": failingJSON{}}, toolreg.CodeToolError, "cannot be encoded as JSON"},
+		{"an invalid json.Number", map[string]any{"id": json.Number("1x")}, toolreg.CodeInvalidArguments, `argument "id": "1x" is not a valid JSON number`},
 		{"a huge json.Number", map[string]any{"id": 1, "ratio": json.Number("1.5e500")}, toolreg.CodeToolError, "ratio: the number does not fit float64"},
 		{"a huge integral json.Number", map[string]any{"id": 1, "ratio": json.Number("1e400")}, toolreg.CodeToolError, "ratio: the number does not fit float64"},
 		{"a string with invalid UTF-8", map[string]any{"id": 1, "unit": "\xff"}, toolreg.CodeToolError, "unit: value must be one of"},
@@ -556,13 +556,13 @@ func TestTypedToolTakesGoValues(t *testing.T) {
 	}
 }
 
-type panicky struct{}
+type panickingJSON struct{}
 
-func (panicky) MarshalJSON() ([]byte, error) { panic("hostile value") }
+func (panickingJSON) MarshalJSON() ([]byte, error) { panic("hostile value") }
 
-type failing struct{}
+type failingJSON struct{}
 
-func (failing) MarshalJSON() ([]byte, error) { return nil, errors.New("no") }
+func (failingJSON) MarshalJSON() ([]byte, error) { return nil, errors.New("no") }
 
 func TestTypedToolPassesContextAndCaller(t *testing.T) {
 	type key struct{}
@@ -597,8 +597,8 @@ func TestTypedToolEncodesTheResult(t *testing.T) {
 		mustRegister(t, reg, tool, "typed")
 		return reg.ExecuteJSON(context.Background(), tool.Definition.Function.Name, `{}`, toolreg.CallContext{})
 	}
-	result := func(v any, err error) func(context.Context, empty, toolreg.CallContext) (any, error) {
-		return func(context.Context, empty, toolreg.CallContext) (any, error) { return v, err }
+	result := func(v any, err error) func(context.Context, noArgs, toolreg.CallContext) (any, error) {
+		return func(context.Context, noArgs, toolreg.CallContext) (any, error) { return v, err }
 	}
 	cases := []struct {
 		name string
@@ -636,11 +636,11 @@ func TestTypedToolEncodesTheResult(t *testing.T) {
 	}
 
 	t.Run("a typed string Out as it is", func(t *testing.T) {
-		tool, err := toolreg.NewTyped("r", "d", func(context.Context, empty, toolreg.CallContext) (string, error) { return `"q"`, nil })
+		tool, err := toolreg.NewTyped("r", "d", func(context.Context, noArgs, toolreg.CallContext) (string, error) { return `"q"`, nil })
 		assert.Equal(t, `"q"`, run(t, tool, err))
 	})
 	t.Run("a panic is contained by the registry", func(t *testing.T) {
-		tool, err := toolreg.NewTyped("r", "d", func(context.Context, empty, toolreg.CallContext) (int, error) { panic("bug") })
+		tool, err := toolreg.NewTyped("r", "d", func(context.Context, noArgs, toolreg.CallContext) (int, error) { panic("bug") })
 		_, code := failureOf(t, run(t, tool, err))
 		assert.Equal(t, toolreg.CodePanic, code)
 	})
@@ -675,7 +675,7 @@ func FuzzTypedArguments(f *testing.F) {
 	}
 	reg := typedRegistry(f)
 	strict := toolreg.New()
-	tool, err := toolreg.NewTyped("echo", "Echo.", echo[struct {
+	tool, err := toolreg.NewTyped("echo", "Echo.", echoIn[struct {
 		ID   int64    `json:"id"`
 		Tags []string `json:"tags,omitempty" toolreg:"enum=a|b"`
 		Home *address `json:"home,omitempty"`
