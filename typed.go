@@ -600,7 +600,9 @@ func parametersOf(s *jsonschema.Schema) (Parameters, error) {
 		Required             []string       `json:"required"`
 		AdditionalProperties *bool          `json:"additionalProperties"`
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // enum values and bounds stay exact
+	if err := dec.Decode(&w); err != nil {
 		return Parameters{}, problemf(ErrInvalidSchema, "inferred schema: %v", err)
 	}
 	if w.Properties == nil {

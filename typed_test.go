@@ -145,7 +145,7 @@ func TestNewTypedInfersTheSchema(t *testing.T) {
 				"scale":{"type":["null","number"],"enum":[0.5,1,2,null]},
 				"flags":{"type":["null","array"],"items":{"type":"string","enum":["a","b"]}},
 				"on":{"type":"boolean","enum":[true]},
-				"big":{"type":"integer","minimum":0,"enum":[18446744073709552000]},
+				"big":{"type":"integer","minimum":0,"enum":[18446744073709551615]},
 				"secret":{"type":"string","x-sensitive":true},
 				"mode":{"type":"string","enum":["r","w"],"x-sensitive":true},
 				"no_value":{"type":"string"}},
@@ -511,6 +511,22 @@ func TestTypedToolKeepsIntegersExact(t *testing.T) {
 }
 
 func pointerTo[T any](v T) *T { return &v }
+
+func TestTypedEnumsCompareExactly(t *testing.T) {
+	type in struct {
+		Big uint64 `json:"big" toolreg:"enum=18446744073709551615|9007199254740993"`
+	}
+	tool, err := toolreg.NewTyped("big", "d", echoIn[in])
+	require.NoError(t, err)
+	assert.Equal(t, []any{json.Number("18446744073709551615"), json.Number("9007199254740993")},
+		tool.Definition.Function.Parameters.Properties["big"].(map[string]any)["enum"], "the schema keeps enum values exact")
+	reg := toolreg.New()
+	mustRegister(t, reg, tool, "typed")
+	assert.Equal(t, `{"big":18446744073709551615}`, reg.ExecuteJSON(context.Background(), "big", `{"big":18446744073709551615}`, toolreg.CallContext{}))
+	assert.Equal(t, `{"big":9007199254740993}`, reg.ExecuteJSON(context.Background(), "big", `{"big":9007199254740993}`, toolreg.CallContext{}))
+	_, code := failureOf(t, reg.ExecuteJSON(context.Background(), "big", `{"big":9007199254740992}`, toolreg.CallContext{}))
+	assert.Equal(t, toolreg.CodeToolError, code, "a neighbour that float64 would confuse is refused")
+}
 
 func TestTypedToolTakesGoValues(t *testing.T) {
 	reg := typedRegistry(t)
