@@ -2,7 +2,6 @@ package wire
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/toolreg/toolreg"
 )
@@ -39,31 +38,26 @@ type AnthropicTool struct {
 // (see [Adapter.ChatTools]). The slice is returned even when the error is
 // not nil; the error then says what could not be offered.
 func (a *Adapter) AnthropicTools(acc toolreg.Access, discovered ...string) ([]AnthropicTool, error) {
-	o, err := a.offer(acc, true, discovered)
-	errs := []error{err}
-	var out []AnthropicTool
-	if o.server {
+	tools, p, err := a.offerListed(acc, true, discovered)
+	out := make([]AnthropicTool, 0, len(p.order)+1)
+	if p.server {
 		if a.cfg.search == SearchRegex {
 			out = append(out, AnthropicTool{Type: anthropicRegexType, Name: anthropicRegexName})
 		} else {
 			out = append(out, AnthropicTool{Type: anthropicBM25Type, Name: anthropicBM25Name})
 		}
 	}
-	for i, d := range o.defs {
-		schema, serr := json.Marshal(d.Function.Parameters)
-		if serr != nil {
-			errs = append(errs, &ToolError{Format: formatAnthropic, Tool: d.Function.Name, Err: errors.Join(ErrInvalidSchema, serr)})
-			continue
-		}
+	for i, j := range p.order {
+		f := tools[j].Function
 		out = append(out, AnthropicTool{
-			Name:         d.Function.Name,
-			Description:  d.Function.Description,
-			InputSchema:  schema,
-			Strict:       d.Function.Strict,
-			DeferLoading: o.server && o.deferred[i],
+			Name:         f.Name,
+			Description:  f.Description,
+			InputSchema:  f.Parameters,
+			Strict:       f.Strict,
+			DeferLoading: p.server && p.deferred[i],
 		})
 	}
-	return out, errors.Join(errs...)
+	return out, err
 }
 
 // AnthropicCalls reads the tool_use blocks of an Anthropic Messages

@@ -15,9 +15,24 @@ import (
 // Chat completions has no provider-side tool search, so deferred tools are
 // offered only once discovered. The slice is returned even when the error is
 // not nil; the error then says what could not be offered.
+//
+// The slice is the caller's, but the schemas in it are the registry's:
+// treat them as read-only.
 func (a *Adapter) ChatTools(acc toolreg.Access, discovered ...string) ([]toolreg.Definition, error) {
-	o, err := a.offer(acc, false, discovered)
-	return o.defs, err
+	if a.reg == nil {
+		return nil, nil
+	}
+	defs := a.reg.Definitions(acc)
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Function.Name
+	}
+	p, err := a.offer(names, false, discovered)
+	out := make([]toolreg.Definition, len(p.order))
+	for i, j := range p.order {
+		out[i] = defs[j]
+	}
+	return out, err
 }
 
 // chatCall is a tool call of a chat completions message.

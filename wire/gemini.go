@@ -57,11 +57,11 @@ type GeminiFunctionDeclaration struct {
 // underscore), is left out with a [*ToolError] in the error; the others are
 // returned.
 func (a *Adapter) GeminiTools(acc toolreg.Access, discovered ...string) (GeminiTool, error) {
-	o, err := a.offer(acc, false, discovered)
+	tools, p, err := a.offerListed(acc, false, discovered)
 	errs := []error{err}
 	var out GeminiTool
-	for _, d := range o.defs {
-		decl, derr := a.geminiDeclaration(d)
+	for _, j := range p.order {
+		decl, derr := a.geminiDeclaration(tools[j])
 		if derr != nil {
 			errs = append(errs, derr)
 			continue
@@ -71,23 +71,25 @@ func (a *Adapter) GeminiTools(acc toolreg.Access, discovered ...string) (GeminiT
 	return out, errors.Join(errs...)
 }
 
-func (a *Adapter) geminiDeclaration(d toolreg.Definition) (GeminiFunctionDeclaration, error) {
-	name := d.Function.Name
-	decl := GeminiFunctionDeclaration{Name: name, Description: d.Function.Description}
+func (a *Adapter) geminiDeclaration(t listed) (GeminiFunctionDeclaration, error) {
+	name := t.Function.Name
+	decl := GeminiFunctionDeclaration{Name: name, Description: t.Function.Description}
 	if name == "" || !(name[0] == '_' || ('a' <= name[0] && name[0] <= 'z') || ('A' <= name[0] && name[0] <= 'Z')) {
 		return decl, &ToolError{Format: formatGemini, Tool: name, Err: fmt.Errorf("%w: a Gemini function name starts with a letter or an underscore", ErrInvalidName)}
 	}
 	if a.cfg.geminiRawJSON {
-		if len(d.Function.Parameters.Properties) > 0 {
-			b, err := json.Marshal(d.Function.Parameters)
-			if err != nil {
-				return decl, &ToolError{Format: formatGemini, Tool: name, Err: errors.Join(ErrInvalidSchema, err)}
-			}
-			decl.ParametersJSONSchema = b
+		var shape struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(t.Function.Parameters, &shape); err != nil {
+			return decl, &ToolError{Format: formatGemini, Tool: name, Err: fmt.Errorf("%w: %v", ErrInvalidSchema, err)}
+		}
+		if len(shape.Properties) > 0 {
+			decl.ParametersJSONSchema = t.Function.Parameters
 		}
 		return decl, nil
 	}
-	s, err := geminiParameters(d.Function.Parameters, a.cfg.limits)
+	s, err := geminiParameters(t.Function.Parameters, a.cfg.limits)
 	if err != nil {
 		te := &ToolError{Format: formatGemini, Tool: name, Err: err}
 		var f *schemaFault

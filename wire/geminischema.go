@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/toolreg/toolreg"
 )
 
 // GeminiSchema is the schema of Gemini function declarations: a subset of
@@ -89,13 +87,9 @@ func (c *schemaConverter) fail(path string, err error, format string, args ...an
 
 // geminiParameters converts a tool's parameters. It returns nil when the
 // tool takes no arguments: Gemini rejects an OBJECT with empty properties.
-func geminiParameters(p toolreg.Parameters, lim Limits) (*GeminiSchema, error) {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil, &schemaFault{err: fmt.Errorf("%w: parameters cannot be encoded: %v", ErrInvalidSchema, err)}
-	}
+func geminiParameters(schema json.RawMessage, lim Limits) (*GeminiSchema, error) {
 	var root map[string]any
-	if err := json.Unmarshal(b, &root); err != nil {
+	if err := json.Unmarshal(schema, &root); err != nil {
 		return nil, &schemaFault{err: fmt.Errorf("%w: parameters: %v", ErrInvalidSchema, err)}
 	}
 	c := &schemaConverter{root: root, maxDepth: lim.SchemaDepth, maxNodes: lim.SchemaNodes}

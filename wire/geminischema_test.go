@@ -12,12 +12,15 @@ import (
 	"github.com/toolreg/toolreg"
 )
 
-// params decodes a JSON Schema object into toolreg.Parameters.
-func params(t testing.TB, s string) toolreg.Parameters {
+// params checks that s is a JSON Schema object, as the registry encodes
+// toolreg.Parameters.
+func params(t testing.TB, s string) json.RawMessage {
 	t.Helper()
 	var p toolreg.Parameters
 	require.NoError(t, json.Unmarshal([]byte(s), &p))
-	return p
+	b, err := json.Marshal(p)
+	require.NoError(t, err)
+	return b
 }
 
 func TestGeminiParameters(t *testing.T) {

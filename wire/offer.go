@@ -1,43 +1,68 @@
 package wire
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/toolreg/toolreg"
 )
 
-// offered is what one listing sends: the definitions in order and, when
-// the provider searches on its side, which of them are deferred.
-type offered struct {
-	defs     []toolreg.Definition
-	deferred []bool // parallel to defs; nil unless server is set
-	server   bool   // send the provider's search tool
+// listed is one tool as the registry lists it, with its schema as JSON: the
+// registry encodes each tool once, so reading the encoded listing costs far
+// less than encoding the schemas again.
+type listed struct {
+	Function struct {
+		Name        string          `json:"name"`
+		Strict      bool            `json:"strict"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
 }
 
-// offer decides what to send to acc. Every definition comes from
-// Definitions(acc), so a tool the Access does not reach is never sent,
-// deferred or not. serverSearch says whether the format has a provider-side
-// tool search.
-//
-// Without deferred tools this is Definitions(acc) as is. With provider-side
-// search, every tool is sent and the deferred ones are marked. Otherwise the
-// tools that are not deferred (the search tool among them) come first, in
-// name order, then the deferred tools named in discovered, in name order:
-// discovering a tool never changes the bytes before it.
-func (a *Adapter) offer(acc toolreg.Access, serverSearch bool, discovered []string) (offered, error) {
+// listing returns what acc reaches, as the registry encodes it.
+func (a *Adapter) listing(acc toolreg.Access) ([]listed, error) {
 	if a.reg == nil {
-		return offered{}, nil
+		return nil, nil
 	}
-	defs := a.reg.Definitions(acc)
+	var out []listed
+	if err := json.Unmarshal(a.reg.DefinitionsJSON(acc), &out); err != nil {
+		return nil, fmt.Errorf("wire: reading the registry's definitions: %w", err)
+	}
+	return out, nil
+}
+
+// plan is the outcome of offer: which of the listed tools to send, in
+// order, and whether to add the provider's search tool.
+type plan struct {
+	order    []int  // indexes into the listing
+	deferred []bool // parallel to order; set only when server is
+	server   bool   // send the provider's search tool, and mark deferred tools
+}
+
+// offer decides what to send out of names, the tools the Access reaches in
+// name order (a tool the Access does not reach is not among them, so it is
+// never sent, deferred or not). serverSearch says whether the format has a
+// provider-side tool search.
+//
+// Without deferred tools, everything is sent as listed. With provider-side
+// search, everything is sent and the deferred tools are marked. Otherwise
+// the tools that are not deferred (the search tool among them) come first,
+// in name order, then the deferred tools named in discovered, in name
+// order: discovering a tool never changes the bytes before it.
+func (a *Adapter) offer(names []string, serverSearch bool, discovered []string) (plan, error) {
+	var p plan
 	if !a.cfg.deferEnabled {
-		return offered{defs: defs}, nil
+		p.order = make([]int, len(names))
+		for i := range names {
+			p.order[i] = i
+		}
+		return p, nil
 	}
 	var errs []error
-	deferred := make([]bool, len(defs))
+	deferred := make([]bool, len(names))
 	searchAt, hidden := -1, 0
-	for i, d := range defs {
-		name := d.Function.Name
+	for i, name := range names {
 		if name == a.cfg.searchTool {
 			searchAt = i
 			continue
@@ -53,36 +78,37 @@ func (a *Adapter) offer(acc toolreg.Access, serverSearch bool, discovered []stri
 	}
 
 	if serverSearch && a.cfg.search != SearchClient && hidden > 0 {
-		out := offered{server: true}
-		for i, d := range defs {
+		p.server = true
+		for i := range names {
 			if i == searchAt {
 				continue // the provider searches; the client-side tool would compete with it
 			}
-			out.defs = append(out.defs, d)
-			out.deferred = append(out.deferred, deferred[i])
+			p.order = append(p.order, i)
+			p.deferred = append(p.deferred, deferred[i])
 		}
-		return out, errors.Join(errs...)
+		return p, errors.Join(errs...)
 	}
 
 	known := make(map[string]bool, len(discovered))
 	for _, n := range discovered {
 		known[n] = true
 	}
-	var base, found []toolreg.Definition
-	for i, d := range defs {
+	var found []int
+	for i, name := range names {
 		switch {
 		case !deferred[i]:
-			base = append(base, d)
-		case known[d.Function.Name]:
-			found = append(found, d)
+			p.order = append(p.order, i)
+		case known[name]:
+			found = append(found, i)
 			hidden--
 		}
 	}
+	p.order = append(p.order, found...)
 	if hidden > 0 && searchAt < 0 {
 		errs = append(errs, fmt.Errorf("wire: %d deferred tools cannot be found: %w: %q is not registered or not reached by this Access",
 			hidden, ErrNoSearchTool, a.cfg.searchTool))
 	}
-	return offered{defs: append(base, found...)}, errors.Join(errs...)
+	return p, errors.Join(errs...)
 }
 
 // isDeferred applies WithDeferred and WithDeferredFunc to one tool.
@@ -103,4 +129,18 @@ func (a *Adapter) isDeferred(name string) (deferred bool, err error) {
 		}
 	}()
 	return a.cfg.deferFunc(info), nil
+}
+
+// offerListed lists acc and applies offer to it.
+func (a *Adapter) offerListed(acc toolreg.Access, serverSearch bool, discovered []string) ([]listed, plan, error) {
+	tools, err := a.listing(acc)
+	if err != nil {
+		return nil, plan{}, err
+	}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Function.Name
+	}
+	p, err := a.offer(names, serverSearch, discovered)
+	return tools, p, err
 }

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/toolreg/toolreg"
 )
@@ -30,29 +29,24 @@ type ResponsesTool struct {
 // (see [Adapter.ChatTools]). The slice is returned even when the error is
 // not nil; the error then says what could not be offered.
 func (a *Adapter) ResponsesTools(acc toolreg.Access, discovered ...string) ([]ResponsesTool, error) {
-	o, err := a.offer(acc, true, discovered)
-	errs := []error{err}
-	var out []ResponsesTool
-	if o.server {
+	tools, p, err := a.offerListed(acc, true, discovered)
+	out := make([]ResponsesTool, 0, len(p.order)+1)
+	if p.server {
 		out = append(out, ResponsesTool{Type: "tool_search"})
 	}
-	for i, d := range o.defs {
-		params, perr := json.Marshal(d.Function.Parameters)
-		if perr != nil {
-			errs = append(errs, &ToolError{Format: formatResponses, Tool: d.Function.Name, Err: errors.Join(ErrInvalidSchema, perr)})
-			continue
-		}
-		strict := d.Function.Strict
+	for i, j := range p.order {
+		f := tools[j].Function
+		strict := f.Strict
 		out = append(out, ResponsesTool{
 			Type:         "function",
-			Name:         d.Function.Name,
-			Description:  d.Function.Description,
-			Parameters:   params,
+			Name:         f.Name,
+			Description:  f.Description,
+			Parameters:   f.Parameters,
 			Strict:       &strict,
-			DeferLoading: o.server && o.deferred[i],
+			DeferLoading: p.server && p.deferred[i],
 		})
 	}
-	return out, errors.Join(errs...)
+	return out, err
 }
 
 // ResponsesCalls reads the function calls of an OpenAI Responses API
