@@ -173,6 +173,7 @@ func TestCallsRefuseHostileResponses(t *testing.T) {
 		{name: "a number", raw: func(format) string { return `42` }, want: wire.ErrMalformed, index: -1},
 		{name: "empty input", raw: func(format) string { return `` }, want: wire.ErrMalformed, index: -1},
 		{name: "a field of the wrong type", raw: func(f format) string { return f.wrongType }, want: wire.ErrMalformed, index: -1},
+		{name: "an object of another kind", raw: func(format) string { return `{"object":"list","data":[]}` }, want: wire.ErrMalformed, index: -1},
 		{name: "the provider's error object", raw: func(f format) string { return f.errorBody }, want: wire.ErrProviderError, index: -1},
 		{
 			name: "invalid UTF-8",
@@ -286,6 +287,10 @@ func TestChatCallsAcceptVariants(t *testing.T) {
 			raw:  `{"id":"x","choices":[]}`,
 		},
 		{
+			name: "a message without tool calls",
+			raw:  `{"role":"assistant","content":"hi"}`,
+		},
+		{
 			name: "a null tool_calls",
 			raw:  `{"role":"assistant","content":"hi","tool_calls":null}`,
 		},
@@ -314,6 +319,30 @@ func TestCallsSkipUnknownParts(t *testing.T) {
 			got, err := tt.parse(wire.New(nil), []byte(tt.raw))
 			require.NoError(t, err)
 			assert.Equal(t, []toolreg.ToolCall{{ID: "c", Name: "t", Arguments: "{}"}}, got)
+		})
+	}
+}
+
+func TestGeminiCallsAcceptVariants(t *testing.T) {
+	tests := []struct {
+		name string
+		raw  string
+		want []toolreg.ToolCall
+	}{
+		{name: "a blocked prompt has no candidates", raw: `{"promptFeedback":{"blockReason":"SAFETY"}}`},
+		{name: "a candidate without content", raw: `{"candidates":[{"finishReason":"SAFETY"}]}`},
+		{name: "no candidates", raw: `{"candidates":[]}`},
+		{
+			name: "only the first candidate is read",
+			raw:  `{"candidates":[{"content":{"parts":[{"functionCall":{"id":"a","name":"t","args":{"n":1}}}]}},{"content":{"parts":[{"functionCall":{"id":"b","name":"u"}}]}}]}`,
+			want: []toolreg.ToolCall{{ID: "a", Name: "t", Arguments: `{"n":1}`}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := wire.New(nil).GeminiCalls([]byte(tt.raw))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }

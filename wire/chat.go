@@ -80,7 +80,13 @@ func (a *Adapter) ChatCalls(raw []byte) ([]toolreg.ToolCall, error) {
 		return nil, err
 	}
 	message := data
-	if choices, ok := top["choices"]; ok {
+	_, isMessage := top["role"]
+	_, hasCalls := top["tool_calls"]
+	choices, ok := top["choices"]
+	if !ok && !isMessage && !hasCalls {
+		return nil, r.fail(-1, "", malformed(`expected a chat completion (with "choices") or an assistant message (with "role")`))
+	}
+	if ok {
 		var cs []struct {
 			Message json.RawMessage `json:"message"`
 		}

@@ -138,7 +138,10 @@ func (a *Adapter) GeminiCalls(raw []byte) ([]toolreg.ToolCall, error) {
 			}
 			content = cs[0].Content
 		} else if _, ok := top["parts"]; !ok {
-			return nil, nil // no candidates: a blocked prompt, nothing to run
+			if _, blocked := top["promptFeedback"]; blocked {
+				return nil, nil // no candidates: a blocked prompt, nothing to run
+			}
+			return nil, r.fail(-1, "", malformed(`expected a GenerateContentResponse (with "candidates"), a Content (with "parts") or its parts`))
 		}
 		var c struct {
 			Parts json.RawMessage `json:"parts"`

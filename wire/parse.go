@@ -27,8 +27,8 @@ type callReader struct {
 	seen   map[string]bool
 }
 
-// read checks raw against the size bound and UTF-8 and decodes its top
-// level, which must be a JSON object or array.
+// read checks raw against the size bound, UTF-8 and JSON syntax, and that it
+// is one JSON object or array, which it returns without surrounding space.
 func (a *Adapter) read(format string, raw []byte) (*callReader, json.RawMessage, error) {
 	r := &callReader{format: format, lim: a.cfg.limits}
 	if len(raw) > r.lim.ResponseBytes {
@@ -44,6 +44,10 @@ func (a *Adapter) read(format string, raw []byte) (*callReader, json.RawMessage,
 	if !json.Valid(trimmed) {
 		var v any
 		err := json.Unmarshal(trimmed, &v)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, nil, r.fail(-1, "", fmt.Errorf("%w: %v (at byte %d)", ErrMalformed, se, se.Offset))
+		}
 		return nil, nil, r.fail(-1, "", fmt.Errorf("%w: %v", ErrMalformed, err))
 	}
 	return r, trimmed, nil
