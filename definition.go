@@ -1,6 +1,9 @@
 package toolreg
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Definition is one element of the OpenAI function-calling "tools" array.
 //
@@ -112,9 +115,43 @@ func jsonCopy(m map[string]any, field string, maxBytes int) (map[string]any, err
 	if len(b) > maxBytes {
 		return nil, problemf(ErrInvalidSchema, "parameters.%s takes %d bytes as JSON, more than the %d allowed", field, len(b), maxBytes)
 	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
 	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
+	if err := dec.Decode(&out); err != nil {
 		return nil, problemf(ErrInvalidSchema, "parameters.%s: %v", field, err)
 	}
+	floatNumbers(out)
 	return out, nil
+}
+
+// floatNumbers turns the json.Numbers of a decoded schema into float64, as
+// encoding/json decodes numbers, except integers that float64 would round
+// (an enum of 64-bit ids, say): those stay json.Number, exactly as written.
+func floatNumbers(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if n, ok := e.(json.Number); ok {
+				v[k] = numberValue(n)
+			} else {
+				floatNumbers(e)
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if n, ok := e.(json.Number); ok {
+				v[i] = numberValue(n)
+			} else {
+				floatNumbers(e)
+			}
+		}
+	}
+}
+
+func numberValue(n json.Number) any {
+	if f, err := exactFloat(n, ""); err == nil {
+		return f
+	}
+	return n
 }

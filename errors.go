@@ -26,6 +26,13 @@ var (
 	ErrMissingHandler = errors.New("toolreg: missing handler")
 )
 
+// ErrInvalidArguments, wrapped by a handler's error, makes the call fail
+// with code "invalid_arguments" instead of "tool_error": the handler found
+// the arguments wrong in a way the schema could not say (a date in the past,
+// an unknown id). The model reads the error's text, as with any handler
+// error.
+var ErrInvalidArguments = errors.New("toolreg: invalid arguments")
+
 // RegisterError reports everything wrong with one registration. Each entry
 // of Problems wraps one of the sentinel errors above, so errors.Is(err,
 // ErrInvalidName) works on a RegisterError.

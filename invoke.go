@@ -126,6 +126,9 @@ func (r *Registry) handlerError(ctx context.Context, q *request, err error) (str
 	if !ok || msg == "" {
 		msg = fmt.Sprintf("tool %s failed", quote(q.name))
 	}
+	if wraps(err, ErrInvalidArguments) {
+		return r.invalidArguments(q.name, msg)
+	}
 	return r.failure(msg, CodeToolError)
 }
 

@@ -325,3 +325,30 @@ func collectSecrets(v any, nodes []*rnode, sensitive bool, out *[]string) {
 		}
 	}
 }
+
+// Redact returns a deep copy of args in which every value that the schema of
+// the tool registered as name marks "x-sensitive": true reads "[redacted]",
+// as events show them: what a guard may pass to a person or a log. Go-typed
+// values appear in their JSON form. It returns nil for an unknown name, and
+// for arguments that [ArgsDigest] would refuse (no JSON form, too deep).
+func (r *Registry) Redact(name string, args map[string]any) map[string]any {
+	e := r.current().lookup(name)
+	if e == nil {
+		return nil
+	}
+	if args == nil {
+		return map[string]any{}
+	}
+	shape, err := checkArgs(args)
+	if err != nil {
+		return nil
+	}
+	if !shape.native {
+		n, ok := mustNative(args)
+		if !ok {
+			return nil
+		}
+		args = n
+	}
+	return e.redact.copyArgs(args)
+}

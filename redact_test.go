@@ -293,3 +293,50 @@ func TestOnChangeHooksRunOneAtATimeAndLast(t *testing.T) {
 	assert.Positive(t, calls)
 	assert.Equal(t, 200, lastSeen, "the last call follows the last change")
 }
+
+func TestRedactGivesGuardsWhatEventsShow(t *testing.T) {
+	r := toolreg.New()
+	for _, tc := range secretSchemas() {
+		tool := newTool("login", "", tc.props)
+		tool.Definition.Function.Parameters.Defs = tc.defs
+		mustRegister(t, r, tool, "p")
+		red := r.Redact("login", tc.args)
+		require.NotNil(t, red, tc.name)
+		b, err := json.Marshal(red)
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), secret, tc.name)
+		assert.Contains(t, string(b), "[redacted]", tc.name)
+	}
+	assert.Nil(t, r.Redact("unknown", map[string]any{"a": 1}))
+	cyclic := map[string]any{}
+	cyclic["self"] = cyclic
+	assert.Nil(t, r.Redact("login", cyclic))
+	assert.Equal(t, map[string]any{}, r.Redact("login", nil))
+}
+
+func TestAHandlerCanSayItsArgumentsAreInvalid(t *testing.T) {
+	r := toolreg.New()
+	tool := newTool("book", "", map[string]any{"date": str()})
+	tool.Handler = func(context.Context, map[string]any, toolreg.CallContext) (string, error) {
+		return "", fmt.Errorf("date is in the past: %w", toolreg.ErrInvalidArguments)
+	}
+	mustRegister(t, r, tool, "p")
+	res := r.Call(context.Background(), "book", map[string]any{"date": "1999-01-01"}, toolreg.CallContext{})
+	assert.Equal(t, toolreg.CodeInvalidArguments, res.Code)
+	assert.Contains(t, res.Content, "date is in the past")
+}
+
+func TestBigIntegersInSchemasStayExact(t *testing.T) {
+	r := toolreg.New(toolreg.WithSchemaValidation(), toolreg.WithUseNumber())
+	tool := newTool("pick", "ok", map[string]any{
+		"id":    map[string]any{"type": "integer", "enum": []any{json.Number("18446744073709551615"), json.Number("9007199254740993")}},
+		"small": map[string]any{"type": "integer", "maximum": 10},
+	})
+	mustRegister(t, r, tool, "p")
+	assert.Equal(t, "ok", r.ExecuteJSON(context.Background(), "pick", `{"id":18446744073709551615}`, toolreg.CallContext{}))
+	_, code := failureOf(t, r.ExecuteJSON(context.Background(), "pick", `{"id":18446744073709551614}`, toolreg.CallContext{}))
+	assert.Equal(t, toolreg.CodeInvalidArguments, code)
+	assert.Contains(t, string(r.DefinitionsJSON(toolreg.Access{})), `18446744073709551615`)
+	props := r.Definitions(toolreg.Access{})[0].Function.Parameters.Properties
+	assert.Equal(t, 10.0, props["small"].(map[string]any)["maximum"], "exact numbers stay float64")
+}

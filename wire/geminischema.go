@@ -388,9 +388,9 @@ func inferType(m map[string]any) string {
 			switch x := v.(type) {
 			case bool:
 				k = geminiBoolean
-			case float64:
+			case float64, json.Number:
 				k = geminiNumber
-				if x == math.Trunc(x) {
+				if f, _ := asFloat(x); f == math.Trunc(f) {
 					k = geminiInteger
 				}
 			case string:
@@ -564,7 +564,7 @@ func (c *schemaConverter) typed(m map[string]any, t, path string, depth int, sta
 
 // count reads a non-negative integer keyword.
 func count(v any) *int64 {
-	f, ok := v.(float64)
+	f, ok := asFloat(v)
 	if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt64/2 {
 		return nil
 	}
@@ -573,11 +573,24 @@ func count(v any) *int64 {
 }
 
 func number(v any) *float64 {
-	f, ok := v.(float64)
+	f, ok := asFloat(v)
 	if !ok {
 		return nil
 	}
 	return &f
+}
+
+// asFloat reads a schema number: float64, or json.Number for an integer that
+// float64 cannot hold exactly (toolreg keeps those as written).
+func asFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
 }
 
 func escapePointer(s string) string {
