@@ -176,7 +176,8 @@ func jsonKind(v any) string {
 
 // argShape is what checkArgs learns about arguments beyond their validity.
 type argShape struct {
-	native bool // only what encoding/json decodes into: no reflection needed
+	native  bool // only what encoding/json decodes into: no reflection needed
+	numbers bool // a json.Number among them
 }
 
 // checkArgs walks args once, bounded, and refuses what no later step could
@@ -242,6 +243,7 @@ func (w *argWalker) walk(v any, depth int) *argError {
 	case nil, bool, string:
 		return nil
 	case json.Number:
+		w.shape.numbers = true
 		if !validNumber(string(v)) {
 			return &argError{msg: quote(string(v)) + " is not a valid JSON number"}
 		}

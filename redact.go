@@ -62,7 +62,7 @@ func (b *rbuilder) node(s any) *rnode {
 	if !ok {
 		return nil
 	}
-	key := reflect.ValueOf(m).Pointer()
+	key := mapKey(m)
 	if n, ok := b.memo[key]; ok {
 		return n
 	}
@@ -84,10 +84,10 @@ func (b *rbuilder) inPlace(m map[string]any) []map[string]any {
 	for len(stack) > 0 {
 		s, _ := stack[len(stack)-1].(map[string]any)
 		stack = stack[:len(stack)-1]
-		if s == nil || seen[reflect.ValueOf(s).Pointer()] {
+		if s == nil || seen[mapKey(s)] {
 			continue
 		}
-		seen[reflect.ValueOf(s).Pointer()] = true
+		seen[mapKey(s)] = true
 		out = append(out, s)
 		if ref, ok := s["$ref"].(string); ok {
 			stack = append(stack, resolveRef(b.root, ref))
@@ -352,3 +352,7 @@ func (r *Registry) Redact(name string, args map[string]any) map[string]any {
 	}
 	return e.redact.copyArgs(args)
 }
+
+// mapKey identifies a schema map by its address: the same subschema, reached
+// twice (through $ref), is one node.
+func mapKey(m map[string]any) uintptr { return reflect.ValueOf(m).Pointer() }

@@ -27,12 +27,14 @@ type validator struct {
 	closed     bool               // additionalProperties is false
 	supported  string             // "a, b, c": sorted names, for messages
 	schema     *jsonschema.Schema // non-nil: full JSON Schema validation
+	fast       *fastSchema        // with schema: accepts what it can prove valid, quickly
 }
 
 // argScan is what one pass over the arguments learned: their shape, and how
 // they stand to the declared properties.
 type argScan struct {
 	native  bool // only what encoding/json decodes into
+	numbers bool // a json.Number among them
 	present int  // declared properties present
 	missing bool // a required property is absent
 }
@@ -52,6 +54,9 @@ func (v *validator) scan(args map[string]any) (argScan, error) {
 				continue
 			}
 			sc.present++
+			if scalar(val) {
+				continue
+			}
 			if err := w.walk(val, 2); err != nil {
 				return sc, err.at(k).render()
 			}
@@ -80,14 +85,29 @@ func (v *validator) scan(args map[string]any) (argScan, error) {
 		}
 		sc.missing = required < len(v.required)
 	}
-	sc.native = w.shape.native
+	sc.native, sc.numbers = w.shape.native, w.shape.numbers
 	return sc, nil
+}
+
+// scalar reports whether v is a string, a boolean, null or a finite float64:
+// a value the argument walk has nothing to check in, decided without a call.
+func scalar(v any) bool {
+	switch v := v.(type) {
+	case string, bool, nil:
+		return true
+	case float64:
+		return v-v == 0 // false for NaN and the infinities
+	}
+	return false
 }
 
 // check returns what is wrong with args, a few violations at once, or ""
 // when they are valid; sc is their scan. nil args are {}.
 func (v *validator) check(args map[string]any, sc argScan) string {
 	if v.schema != nil {
+		if v.fast != nil && sc.native && !sc.numbers && v.fast.valid(args) {
+			return ""
+		}
 		return v.checkSchema(args, sc.native)
 	}
 	if !sc.missing && (!v.closed || sc.present == len(args)) {
@@ -493,6 +513,7 @@ func newValidator(d Definition, full bool) (validator, error) {
 			return validator{}, err
 		}
 		v.schema = sch
+		v.fast = newFastSchema(p)
 	}
 	return v, nil
 }
