@@ -78,10 +78,22 @@ func (r *Registry) loadListeners() []*listener {
 }
 
 // emit delivers ev to each listener, containing their panics.
-func (r *Registry) emit(ls []*listener, ev ExecuteEvent) {
+func (r *Registry) emit(ls []*listener, ev *ExecuteEvent) {
 	for _, l := range ls {
-		r.callContained("event listener", ev.ToolName, func() { l.fn(ev) })
+		r.deliver(l, ev)
 	}
+}
+
+// deliver calls one listener with a copy of ev, containing a panic.
+func (r *Registry) deliver(l *listener, ev *ExecuteEvent) {
+	done := false
+	defer func() {
+		if !done {
+			r.logPanic("event listener", ev.ToolName, recover())
+		}
+	}()
+	l.fn(*ev)
+	done = true
 }
 
 // ArgsDigest returns the hex SHA-256 of args as canonical JSON: keys sorted

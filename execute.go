@@ -97,14 +97,14 @@ func (r *Registry) do(ctx context.Context, name string, args map[string]any, raw
 		if q.e != nil {
 			ev.PluginName = q.e.tool.PluginName
 		}
-		r.emit(ls, ev)
+		r.emit(ls, &ev)
 	}
 	start := time.Now()
 	res.Content, res.Code = r.runContained(s, &q)
 	res.Duration = time.Since(start)
 	if len(ls) > 0 {
 		ev.Phase, ev.Result, ev.Code, ev.Duration = PhaseEnd, res.Content, res.Code, res.Duration
-		r.emit(ls, ev)
+		r.emit(ls, &ev)
 	}
 	return res
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // DefaultMaxAbandoned is the default bound on the calls of one tool that may
@@ -200,10 +202,27 @@ type counters struct {
 	late, failedFast   atomic.Uint64
 }
 
-// newCallID makes a call id for a call that came without one.
+// newCallID makes a call id for a call that came without one: "call_<n>",
+// n counting this registry's calls. Ids are cut from 4 KiB slabs that are
+// only ever appended to, so a string never sees its bytes change, and one
+// allocation serves a few hundred ids.
 func (r *Registry) newCallID() string {
-	return "call_" + strconv.FormatUint(r.callSeq.Add(1), 10)
+	n := r.callSeq.Add(1)
+	sl, _ := idSlabs.Get().(*idSlab)
+	if sl == nil || cap(sl.buf)-len(sl.buf) < len("call_")+20 {
+		sl = &idSlab{buf: make([]byte, 0, 4096)}
+	}
+	start := len(sl.buf)
+	sl.buf = strconv.AppendUint(append(sl.buf, "call_"...), n, 10)
+	id := unsafe.String(&sl.buf[start], len(sl.buf)-start)
+	idSlabs.Put(sl)
+	return id
 }
+
+// idSlab holds the bytes of call ids; see newCallID.
+type idSlab struct{ buf []byte }
+
+var idSlabs sync.Pool
 
 // logAt logs through the configured logger, containing a panic in the
 // user's handler (a logger is user code too). Hot paths ask enabled first,

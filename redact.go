@@ -1,6 +1,7 @@
 package toolreg
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -213,11 +214,23 @@ func (rd *redaction) copyArgs(args map[string]any) map[string]any {
 	if args == nil {
 		return nil
 	}
-	var nodes []*rnode
-	if rd != nil {
-		nodes = []*rnode{rd.root}
+	if rd == nil {
+		return cloneArgs(args)
 	}
-	return copyMap(args, nodes)
+	return copyMap(args, []*rnode{rd.root})
+}
+
+// cloneArgs deep-copies arguments with nothing to redact: the map is cloned
+// whole, and only its objects and arrays are copied one by one.
+func cloneArgs(args map[string]any) map[string]any {
+	out := maps.Clone(args)
+	for k, v := range out {
+		switch v.(type) {
+		case map[string]any, []any:
+			out[k] = copyValue(v, nil)
+		}
+	}
+	return out
 }
 
 func copyMap(m map[string]any, nodes []*rnode) map[string]any {
