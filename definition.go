@@ -102,11 +102,16 @@ func (d Definition) normalized(maxBytes int) (Definition, error) {
 	return out, errDefs
 }
 
-// jsonCopy deep-copies a schema map through JSON; nil stays nil. Its
-// encoding may take at most maxBytes.
+// jsonCopy deep-copies a schema map, as JSON would: a map that holds only
+// what encoding/json decodes into is copied directly (its size is checked
+// by the caller, on the encoded definition); any other goes through JSON,
+// its encoding at most maxBytes. nil stays nil.
 func jsonCopy(m map[string]any, field string, maxBytes int) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
+	}
+	if out, ok := copyNative(m).(map[string]any); ok {
+		return out, nil
 	}
 	b, err := marshalContained(m)
 	if err != nil {
@@ -154,4 +159,81 @@ func numberValue(n json.Number) any {
 		return f
 	}
 	return n
+}
+
+// copyNative deep-copies a value made of what encoding/json decodes into,
+// or returns nil when it meets anything else. The value's depth and size
+// were bounded before (checkSchemaShape).
+func copyNative(v any) any {
+	switch v := v.(type) {
+	case string, bool, float64, json.Number:
+		return v
+	case nil:
+		return nilValue{}
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			c := copyNative(e)
+			if c == nil {
+				return nil
+			}
+			if _, isNil := c.(nilValue); isNil {
+				c = nil
+			}
+			out[k] = c
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			c := copyNative(e)
+			if c == nil {
+				return nil
+			}
+			if _, isNil := c.(nilValue); isNil {
+				c = nil
+			}
+			out[i] = c
+		}
+		return out
+	}
+	return nil
+}
+
+// nilValue stands for a JSON null inside copyNative, whose nil result means
+// "not native".
+type nilValue struct{}
+
+// wireDefinition mirrors Definition without its MarshalJSON methods: a
+// normalized definition already holds every default the wire format needs,
+// so it encodes in one pass, to exactly the bytes json.Marshal(Definition)
+// writes.
+type wireDefinition struct {
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name        string         `json:"name"`
+	Strict      bool           `json:"strict,omitempty"`
+	Description string         `json:"description"`
+	Parameters  wireParameters `json:"parameters"`
+}
+
+type wireParameters struct {
+	Type                 string         `json:"type"`
+	Properties           map[string]any `json:"properties"`
+	Required             []string       `json:"required,omitempty"`
+	AdditionalProperties *bool          `json:"additionalProperties,omitempty"`
+	Defs                 map[string]any `json:"$defs,omitempty"`
+}
+
+// encodeNormalized encodes a normalized definition (see normalized).
+func encodeNormalized(d Definition) ([]byte, error) {
+	p := d.Function.Parameters
+	return marshalContained(wireDefinition{Type: d.Type, Function: wireFunction{
+		Name: d.Function.Name, Strict: d.Function.Strict, Description: d.Function.Description,
+		Parameters: wireParameters{Type: p.Type, Properties: p.Properties, Required: p.Required,
+			AdditionalProperties: p.AdditionalProperties, Defs: p.Defs},
+	}})
 }

@@ -1,8 +1,8 @@
 package toolreg
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -94,11 +94,12 @@ type Summary struct {
 // entry is one registration. It is immutable once built; its pointer
 // identifies the registration, so an unregister func removes only its own.
 type entry struct {
-	tool     RegisteredTool // normalized definition, copied groups
-	info     ToolInfo       // what layers and Lookup see; Groups shared, read-only
+	// What every call reads comes first, to share cache lines.
 	reserved bool
 	policy   Policy
 	valid    validator
+	tool     RegisteredTool // normalized definition, copied groups
+	info     ToolInfo       // what layers and Lookup see; Groups shared, read-only
 	redact   *redaction
 	wire     []byte   // json.Marshal(tool.Definition), encoded once
 	lower    string   // the name in lower case, for suggestions
@@ -328,7 +329,7 @@ func (r *Registry) prepare(t RegisteredTool, pluginName string, reserved bool) (
 }
 
 func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*entry, []error) {
-	def, v, errs := r.buildSchema(t.Definition)
+	def, s, errs := r.buildSchema(t.Definition)
 	errs = append(checkHeader(t.Definition), errs...)
 	errs = append(errs, checkPolicy(PolicyDecl{Visibility: t.Visibility, Confirm: t.Confirm, Risk: t.Risk})...)
 	for _, g := range t.Groups {
@@ -354,17 +355,13 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 	if r.cfg.useNumber {
 		t.UseNumber = true
 	}
-	wire, err := json.Marshal(t.Definition)
-	if err != nil {
-		return nil, []error{problemf(ErrInvalidSchema, "definition cannot be encoded as JSON: %v", err)}
-	}
 	e := &entry{
 		tool:     t,
 		reserved: reserved,
 		policy:   ResolvePolicy(PolicyDecl{Visibility: t.Visibility, Confirm: t.Confirm, Risk: t.Risk}, ""),
-		valid:    v,
-		redact:   newRedaction(def.Function.Parameters),
-		wire:     wire,
+		valid:    s.valid,
+		redact:   s.redact,
+		wire:     s.wire,
 	}
 	e.info = ToolInfo{
 		Name:        t.Definition.Function.Name,
@@ -383,29 +380,49 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 	return e, nil
 }
 
+// builtSchema is what Register derives from a definition's schema.
+type builtSchema struct {
+	valid  validator
+	redact *redaction
+	wire   []byte // json.Marshal of the normalized definition
+}
+
 // buildSchema checks the parameter schema within the registry's limits,
-// copies it, checks its rules and builds its validator. Each step runs only
-// on what the one before admitted, so a hostile schema stops at the first
-// bound it breaks.
-func (r *Registry) buildSchema(d Definition) (Definition, validator, []error) {
+// copies it, checks its rules and builds what the registry keeps of it.
+// Each step runs only on what the one before admitted, so a hostile schema
+// stops at the first bound it breaks; steps a schema cannot need (the $ref
+// cycle check, the redaction of x-sensitive marks) are skipped when its
+// encoding does not mention them.
+func (r *Registry) buildSchema(d Definition) (Definition, builtSchema, []error) {
+	var b builtSchema
 	if err := checkSchemaShape(d.Function.Parameters, r.cfg.schema); err != nil {
-		return d, validator{}, []error{err}
+		return d, b, []error{err}
 	}
 	def, err := d.normalized(r.cfg.schema.MaxBytes)
 	if err != nil {
-		return d, validator{}, []error{err}
+		return d, b, []error{err}
 	}
 	if errs := checkSchemaRules(def); len(errs) > 0 {
-		return def, validator{}, errs
+		return def, b, errs
 	}
-	if err := checkRefCycles(def.Function.Parameters); err != nil {
-		return def, validator{}, []error{err}
+	if b.wire, err = encodeNormalized(def); err != nil {
+		return def, b, []error{problemf(ErrInvalidSchema, "definition cannot be encoded as JSON: %v", err)}
 	}
-	v, err := newValidator(def, r.cfg.validateAll)
-	if err != nil {
-		return def, validator{}, []error{err}
+	if len(b.wire) > r.cfg.schema.MaxBytes+maxNameLen+len(def.Function.Description)+64 {
+		return def, b, []error{problemf(ErrInvalidSchema, "parameters take %d bytes as JSON, more than the %d allowed", len(b.wire), r.cfg.schema.MaxBytes)}
 	}
-	return def, v, nil
+	if bytes.Contains(b.wire, []byte(`"$ref"`)) {
+		if err := checkRefCycles(def.Function.Parameters); err != nil {
+			return def, b, []error{err}
+		}
+	}
+	if b.valid, err = newValidator(def, r.cfg.validateAll); err != nil {
+		return def, b, []error{err}
+	}
+	if bytes.Contains(b.wire, []byte(`"x-sensitive"`)) {
+		b.redact = newRedaction(def.Function.Parameters)
+	}
+	return def, b, nil
 }
 
 func (r *Registry) remove(name string, e *entry) {

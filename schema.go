@@ -1,6 +1,7 @@
 package toolreg
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -56,7 +57,7 @@ func checkSchemaShape(p Parameters, l SchemaLimits) error {
 		if part.m == nil {
 			continue
 		}
-		if err := w.walk(reflect.ValueOf(part.m), 1); err != nil {
+		if err := w.walkAny(part.m, 1); err != nil {
 			return problemf(ErrInvalidSchema, "parameters.%s%s", part.name, err.text(l))
 		}
 	}
@@ -90,6 +91,50 @@ func (e *shapeError) text(l SchemaLimits) string {
 		return fmt.Sprintf("%s: nested deeper than %d levels (or contains itself)", cut(sb.String(), maxPath), l.MaxDepth)
 	}
 	return fmt.Sprintf(" holds more than %d values", l.MaxValues)
+}
+
+// walkAny walks what encoding/json decodes into without reflection, and
+// anything else with it.
+func (w *shapeWalker) walkAny(v any, depth int) *shapeError {
+	switch x := v.(type) {
+	case string, bool, nil, json.Number:
+	case float64:
+		if err := checkFloat(x); err != nil {
+			return &shapeError{msg: err.msg}
+		}
+	case map[string]any:
+		if w.count++; w.count > w.limits.MaxValues {
+			return &shapeError{}
+		}
+		if depth > w.limits.MaxDepth {
+			return &shapeError{depth: true}
+		}
+		for k, e := range x {
+			if err := w.walkAny(e, depth+1); err != nil {
+				return err.at("." + k)
+			}
+		}
+		return nil
+	case []any:
+		if w.count++; w.count > w.limits.MaxValues {
+			return &shapeError{}
+		}
+		if depth > w.limits.MaxDepth {
+			return &shapeError{depth: true}
+		}
+		for i, e := range x {
+			if err := w.walkAny(e, depth+1); err != nil {
+				return err.at(index(i))
+			}
+		}
+		return nil
+	default:
+		return w.walk(reflect.ValueOf(v), depth)
+	}
+	if w.count++; w.count > w.limits.MaxValues {
+		return &shapeError{}
+	}
+	return nil
 }
 
 func (w *shapeWalker) walk(v reflect.Value, depth int) *shapeError {

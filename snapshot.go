@@ -28,7 +28,7 @@ type snapshot struct {
 
 // foldAlways is the registry size below which a change folds delta into a
 // new base at once: copying a map this small costs less than keeping a delta.
-const foldAlways = 4096
+const foldAlways = 256
 
 func emptySnapshot() *snapshot {
 	return &snapshot{

@@ -9,6 +9,8 @@ package persist
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
+	"slices"
 )
 
 const (
@@ -18,10 +20,10 @@ const (
 )
 
 // Map is an immutable map from string keys to V: a hash array mapped trie
-// whose levels are fixed arrays of 32 slots, so a lookup follows one
-// pointer per level with no indexing arithmetic beyond the hash bits. The
-// zero Map is empty and ready to use. Methods that change it return the new
-// version, copying one node per level.
+// whose levels hold only their occupied slots (a 32-bit bitmap says which),
+// with leaves kept inline in the slots. An update copies one node per level,
+// in proportion to what it holds, and the zero Map is empty and ready to
+// use. Methods that change it return the new version.
 type Map[V any] struct {
 	root *node[V]
 	seed uint64
@@ -29,16 +31,15 @@ type Map[V any] struct {
 }
 
 type node[V any] struct {
-	slots [fanout]slot[V]
+	bitmap uint32
+	slots  []slot[V] // the occupied slots, in bit order
 }
 
-// slot is empty, a child level, or a leaf, held inline so that a lookup
-// reads the hash and key without another pointer; more leaves chain from it
-// only when full 64-bit hashes collide.
+// slot is a child level or a leaf; more leaves chain from the leaf only when
+// full 64-bit hashes collide.
 type slot[V any] struct {
 	child *node[V]
 	leaf  leaf[V]
-	full  bool // leaf holds a key
 }
 
 type leaf[V any] struct {
@@ -85,16 +86,18 @@ func (m Map[V]) Get(k string) (V, bool) {
 	if n := m.root; n != nil {
 		h := hashKey(m.seed, k)
 		for shift := uint(0); ; shift += bitsPerLevel {
-			s := &n.slots[(h>>shift)&(fanout-1)]
+			bit := uint32(1) << ((h >> shift) & (fanout - 1))
+			if n.bitmap&bit == 0 {
+				break
+			}
+			s := &n.slots[bits.OnesCount32(n.bitmap&(bit-1))]
 			if s.child != nil {
 				n = s.child
 				continue
 			}
-			if s.full {
-				for l := &s.leaf; l != nil; l = l.next {
-					if l.hash == h && l.key == k {
-						return l.val, true
-					}
+			for l := &s.leaf; l != nil; l = l.next {
+				if l.hash == h && l.key == k {
+					return l.val, true
 				}
 			}
 			break
@@ -109,7 +112,7 @@ func (m Map[V]) Set(k string, v V) Map[V] {
 	if m.seed == 0 {
 		m.seed = newSeed() // the zero Map
 	}
-	root, added := m.root.set(&leaf[V]{key: k, hash: hashKey(m.seed, k), val: v}, 0)
+	root, added := m.root.set(leaf[V]{key: k, hash: hashKey(m.seed, k), val: v}, 0)
 	m.root = root
 	if added {
 		m.len++
@@ -119,29 +122,34 @@ func (m Map[V]) Set(k string, v V) Map[V] {
 
 // set returns a copy of n (nil: empty) with l in it, and whether its key is
 // new.
-func (n *node[V]) set(l *leaf[V], shift uint) (*node[V], bool) {
+func (n *node[V]) set(l leaf[V], shift uint) (*node[V], bool) {
 	out := &node[V]{}
 	if n != nil {
-		*out = *n
+		out.bitmap = n.bitmap
+		out.slots = append(make([]slot[V], 0, len(n.slots)+1), n.slots...)
 	}
-	s := &out.slots[(l.hash>>shift)&(fanout-1)]
+	bit := uint32(1) << ((l.hash >> shift) & (fanout - 1))
+	i := bits.OnesCount32(out.bitmap & (bit - 1))
+	if out.bitmap&bit == 0 {
+		out.bitmap |= bit
+		out.slots = slices.Insert(out.slots, i, slot[V]{leaf: l})
+		return out, true
+	}
+	s := &out.slots[i]
 	switch {
 	case s.child != nil:
 		child, added := s.child.set(l, shift+bitsPerLevel)
 		s.child = child
 		return out, added
-	case !s.full:
-		s.leaf, s.full = *l, true
-		return out, true
 	case s.leaf.hash == l.hash || shift >= maxShift:
-		chain, added := replaceInChain(&s.leaf, l)
+		chain, added := replaceInChain(&s.leaf, &l)
 		s.leaf = *chain
 		return out, added
 	}
 	// Another hash sits here: push both a level down.
 	var child *node[V]
 	for old := &s.leaf; old != nil; old = old.next {
-		child, _ = child.set(&leaf[V]{key: old.key, hash: old.hash, val: old.val}, shift+bitsPerLevel)
+		child, _ = child.set(leaf[V]{key: old.key, hash: old.hash, val: old.val}, shift+bitsPerLevel)
 	}
 	child, added := child.set(l, shift+bitsPerLevel)
 	*s = slot[V]{child: child}
@@ -188,20 +196,26 @@ func (m Map[V]) Delete(k string) Map[V] {
 // del returns a copy of n without k (nil once it is empty), and whether k
 // was there. A level left with a single leaf folds into its parent.
 func (n *node[V]) del(k string, h uint64, shift uint) (*node[V], bool) {
-	s := n.slots[(h>>shift)&(fanout-1)]
-	var repl slot[V]
-	switch {
-	case s.child != nil:
+	bit := uint32(1) << ((h >> shift) & (fanout - 1))
+	if n.bitmap&bit == 0 {
+		return n, false
+	}
+	i := bits.OnesCount32(n.bitmap & (bit - 1))
+	s := n.slots[i]
+	var repl *slot[V]
+	if s.child != nil {
 		child, removed := s.child.del(k, h, shift+bitsPerLevel)
 		if !removed {
 			return n, false
 		}
-		if lone := child.loneLeaf(); lone != nil {
-			repl.leaf, repl.full = *lone, true
-		} else if child != nil {
-			repl.child = child
+		switch {
+		case child == nil:
+		case len(child.slots) == 1 && child.slots[0].child == nil:
+			repl = &slot[V]{leaf: child.slots[0].leaf} // fold a lone leaf up
+		default:
+			repl = &slot[V]{child: child}
 		}
-	case s.full:
+	} else {
 		var kept []*leaf[V]
 		found := false
 		for c := &s.leaf; c != nil; c = c.next {
@@ -215,41 +229,20 @@ func (n *node[V]) del(k string, h uint64, shift uint) (*node[V], bool) {
 			return n, false
 		}
 		if len(kept) > 0 {
-			repl.leaf, repl.full = *rebuildChain(kept[0], kept[1:]), true
-		}
-	default:
-		return n, false
-	}
-	out := &node[V]{}
-	*out = *n
-	out.slots[(h>>shift)&(fanout-1)] = repl
-	for i := range out.slots {
-		if out.slots[i].child != nil || out.slots[i].full {
-			return out, true
+			repl = &slot[V]{leaf: *rebuildChain(kept[0], kept[1:])}
 		}
 	}
-	return nil, true
-}
-
-// loneLeaf returns the leaf chain of a node (nil: none) that holds nothing
-// else, or nil.
-func (n *node[V]) loneLeaf() *leaf[V] {
-	if n == nil {
-		return nil
+	out := &node[V]{bitmap: n.bitmap, slots: slices.Clone(n.slots)}
+	if repl != nil {
+		out.slots[i] = *repl
+		return out, true
 	}
-	var lone *leaf[V]
-	for i := range n.slots {
-		s := &n.slots[i]
-		switch {
-		case s.child != nil:
-			return nil
-		case s.full && lone != nil:
-			return nil
-		case s.full:
-			lone = &s.leaf
-		}
+	out.bitmap &^= bit
+	out.slots = slices.Delete(out.slots, i, i+1)
+	if out.bitmap == 0 {
+		return nil, true
 	}
-	return lone
+	return out, true
 }
 
 // All calls yield for every key and value, in no particular order, until
@@ -264,10 +257,10 @@ func (n *node[V]) all(yield func(string, V) bool) bool {
 	}
 	for i := range n.slots {
 		s := &n.slots[i]
-		if s.child != nil && !s.child.all(yield) {
-			return false
-		}
-		if !s.full {
+		if s.child != nil {
+			if !s.child.all(yield) {
+				return false
+			}
 			continue
 		}
 		for l := &s.leaf; l != nil; l = l.next {

@@ -115,11 +115,7 @@ func TestSortedStaysInChunksAtScale(t *testing.T) {
 		n++
 		return true
 	})
-	for _, c := range s.chunks {
-		if len(c) == 0 || len(c) > chunkSize {
-			t.Fatalf("a chunk of %d items", len(c))
-		}
-	}
+	checkNodes(t, s.root)
 	if _, ok := m.Get("k0000001"); !ok {
 		t.Fatal("k0000001 lost")
 	}
@@ -153,5 +149,22 @@ func BenchmarkMapGet(b *testing.B) {
 				i += 7
 			}
 		})
+	}
+}
+
+// checkNodes fails unless every node is non-empty and within maxNode.
+func checkNodes[T any](t *testing.T, n *bnode[T]) {
+	t.Helper()
+	if n.leaf() {
+		if len(n.items) == 0 || len(n.items) > maxNode {
+			t.Fatalf("a leaf of %d items", len(n.items))
+		}
+		return
+	}
+	if len(n.kids) == 0 || len(n.kids) > maxNode || len(n.kids) != len(n.maxKeys) {
+		t.Fatalf("an inner node of %d children, %d keys", len(n.kids), len(n.maxKeys))
+	}
+	for _, c := range n.kids {
+		checkNodes(t, c)
 	}
 }

@@ -5,19 +5,30 @@ import (
 	"strings"
 )
 
-// chunkSize is how many items a chunk of a Sorted holds at most; a chunk
-// that grows past it splits in two.
-const chunkSize = 256
+// maxNode is how many items a leaf, or children an inner node, holds at
+// most; a node that grows past it splits in two.
+const maxNode = 64
 
-// Sorted is an immutable list of items kept sorted by a string key, stored
-// in chunks so that an update copies one chunk and the chunk index, never
-// the whole list. The zero Sorted is empty; give it a key func with
+// Sorted is an immutable list of items kept sorted by a string key: a B+tree
+// whose inner nodes remember the largest key below each child. An update
+// copies one node per level (a few hundred bytes at any size) and leaves the
+// old version intact. The zero Sorted is empty; give it a key func with
 // NewSorted. Methods that change it return the new version.
 type Sorted[T any] struct {
-	key    func(T) string
-	chunks [][]T // each sorted and non-empty; together sorted
-	len    int
+	key  func(T) string
+	root *bnode[T]
+	len  int
 }
+
+// bnode is a leaf (items) or an inner node (kids, with the largest key
+// below each in maxKeys). Nodes are never empty.
+type bnode[T any] struct {
+	items   []T
+	kids    []*bnode[T]
+	maxKeys []string
+}
+
+func (n *bnode[T]) leaf() bool { return n.kids == nil }
 
 // NewSorted returns an empty list ordered by key.
 func NewSorted[T any](key func(T) string) Sorted[T] {
@@ -27,124 +38,231 @@ func NewSorted[T any](key func(T) string) Sorted[T] {
 // Len returns the number of items.
 func (s Sorted[T]) Len() int { return s.len }
 
-// find returns the chunk that holds, or would hold, k, and the position in
-// it, and whether an item with key k is there.
-func (s Sorted[T]) find(k string) (ci, i int, found bool) {
-	ci, _ = slices.BinarySearchFunc(s.chunks, k, func(c []T, k string) int {
-		return strings.Compare(s.key(c[len(c)-1]), k)
-	})
-	if ci == len(s.chunks) {
-		if ci == 0 {
-			return 0, 0, false
-		}
-		ci-- // after the last item: append to the last chunk
-		return ci, len(s.chunks[ci]), false
-	}
-	i, found = slices.BinarySearchFunc(s.chunks[ci], k, func(t T, k string) int { return strings.Compare(s.key(t), k) })
-	return ci, i, found
-}
-
 // Upsert returns a list with item in its place, replacing an item with the
 // same key.
 func (s Sorted[T]) Upsert(item T) Sorted[T] {
 	k := s.key(item)
-	if len(s.chunks) == 0 {
-		s.chunks = [][]T{{item}}
+	if s.root == nil {
+		s.root = &bnode[T]{items: []T{item}}
 		s.len = 1
 		return s
 	}
-	ci, i, found := s.find(k)
-	c := s.chunks[ci]
-	var nc []T
-	if found {
-		nc = slices.Clone(c)
-		nc[i] = item
-	} else {
-		nc = make([]T, 0, len(c)+1)
-		nc = append(append(append(nc, c[:i]...), item), c[i:]...)
+	left, right, added := s.upsert(s.root, item, k)
+	if right != nil {
+		left = &bnode[T]{kids: []*bnode[T]{left, right}, maxKeys: []string{s.maxKey(left), s.maxKey(right)}}
+	}
+	s.root = left
+	if added {
 		s.len++
 	}
-	chunks := make([][]T, 0, len(s.chunks)+1)
-	chunks = append(chunks, s.chunks[:ci]...)
-	if len(nc) > chunkSize {
-		half := len(nc) / 2
-		chunks = append(chunks, nc[:half:half], nc[half:])
-	} else {
-		chunks = append(chunks, nc)
-	}
-	s.chunks = append(chunks, s.chunks[ci+1:]...)
 	return s
+}
+
+// upsert returns the copy of n with item in it, split in two when it
+// outgrew maxNode (right non-nil), and whether the key is new.
+func (s Sorted[T]) upsert(n *bnode[T], item T, k string) (left, right *bnode[T], added bool) {
+	if n.leaf() {
+		i, found := slices.BinarySearchFunc(n.items, k, func(t T, k string) int { return strings.Compare(s.key(t), k) })
+		items := make([]T, 0, len(n.items)+1)
+		if found {
+			items = append(append(append(items, n.items[:i]...), item), n.items[i+1:]...)
+		} else {
+			items = append(append(append(items, n.items[:i]...), item), n.items[i:]...)
+		}
+		left, right = splitLeaf(items)
+		return left, right, !found
+	}
+	i := childFor(n, k)
+	cl, cr, added := s.upsert(n.kids[i], item, k)
+	kids := slices.Clone(n.kids)
+	keys := slices.Clone(n.maxKeys)
+	kids[i], keys[i] = cl, s.maxKey(cl)
+	if cr != nil {
+		kids = slices.Insert(kids, i+1, cr)
+		keys = slices.Insert(keys, i+1, s.maxKey(cr))
+	}
+	if len(kids) <= maxNode {
+		return &bnode[T]{kids: kids, maxKeys: keys}, nil, added
+	}
+	h := len(kids) / 2
+	return &bnode[T]{kids: kids[:h:h], maxKeys: keys[:h:h]}, &bnode[T]{kids: kids[h:], maxKeys: keys[h:]}, added
+}
+
+func splitLeaf[T any](items []T) (left, right *bnode[T]) {
+	if len(items) <= maxNode {
+		return &bnode[T]{items: items}, nil
+	}
+	h := len(items) / 2
+	return &bnode[T]{items: items[:h:h]}, &bnode[T]{items: items[h:]}
+}
+
+// childFor is the child of an inner node that holds, or would hold, k: the
+// first whose largest key is k or after it, else the last.
+func childFor[T any](n *bnode[T], k string) int {
+	i, _ := slices.BinarySearch(n.maxKeys, k)
+	return min(i, len(n.kids)-1)
+}
+
+func (s Sorted[T]) maxKey(n *bnode[T]) string {
+	if n.leaf() {
+		return s.key(n.items[len(n.items)-1])
+	}
+	return n.maxKeys[len(n.maxKeys)-1]
 }
 
 // Delete returns a list without the item whose key is k.
 func (s Sorted[T]) Delete(k string) Sorted[T] {
-	if len(s.chunks) == 0 {
+	if s.root == nil {
 		return s
 	}
-	ci, i, found := s.find(k)
-	if !found {
+	root, removed := s.del(s.root, k)
+	if !removed {
 		return s
 	}
-	c := s.chunks[ci]
-	nc := append(append(make([]T, 0, len(c)-1), c[:i]...), c[i+1:]...)
-	chunks := make([][]T, 0, len(s.chunks))
-	chunks = append(chunks, s.chunks[:ci]...)
-	if ci > 0 && len(nc)+len(chunks[ci-1]) <= chunkSize/2 {
-		chunks[ci-1] = slices.Concat(chunks[ci-1], nc) // keep chunks from thinning out
-	} else if len(nc) > 0 {
-		chunks = append(chunks, nc)
+	for root != nil && !root.leaf() && len(root.kids) == 1 {
+		root = root.kids[0] // a root of one child steps down
 	}
-	s.chunks = append(chunks, s.chunks[ci+1:]...)
+	s.root = root
 	s.len--
 	return s
 }
 
+// del returns the copy of n without k (nil once empty), and whether k was
+// there.
+func (s Sorted[T]) del(n *bnode[T], k string) (*bnode[T], bool) {
+	if n.leaf() {
+		i, found := slices.BinarySearchFunc(n.items, k, func(t T, k string) int { return strings.Compare(s.key(t), k) })
+		if !found {
+			return n, false
+		}
+		if len(n.items) == 1 {
+			return nil, true
+		}
+		items := append(append(make([]T, 0, len(n.items)-1), n.items[:i]...), n.items[i+1:]...)
+		return &bnode[T]{items: items}, true
+	}
+	i := childFor(n, k)
+	child, removed := s.del(n.kids[i], k)
+	if !removed {
+		return n, false
+	}
+	kids := slices.Clone(n.kids)
+	keys := slices.Clone(n.maxKeys)
+	if child == nil {
+		kids = slices.Delete(kids, i, i+1)
+		keys = slices.Delete(keys, i, i+1)
+		if len(kids) == 0 {
+			return nil, true
+		}
+	} else {
+		kids[i], keys[i] = child, s.maxKey(child)
+	}
+	return &bnode[T]{kids: kids, maxKeys: keys}, true
+}
+
 // All calls yield for every item in key order until yield returns false.
 func (s Sorted[T]) All(yield func(T) bool) {
-	for _, c := range s.chunks {
-		for _, t := range c {
+	if s.root != nil {
+		all(s.root, yield)
+	}
+}
+
+func all[T any](n *bnode[T], yield func(T) bool) bool {
+	if n.leaf() {
+		for _, t := range n.items {
 			if !yield(t) {
-				return
+				return false
 			}
 		}
+		return true
 	}
+	for _, c := range n.kids {
+		if !all(c, yield) {
+			return false
+		}
+	}
+	return true
 }
 
 // From calls yield for the items whose key is k or after it, in key order,
 // until yield returns false.
 func (s Sorted[T]) From(k string, yield func(T) bool) {
-	if len(s.chunks) == 0 {
-		return
+	if s.root != nil {
+		s.from(s.root, k, yield)
 	}
-	ci, i, _ := s.find(k)
-	for ; ci < len(s.chunks); ci, i = ci+1, 0 {
-		for _, t := range s.chunks[ci][i:] {
+}
+
+func (s Sorted[T]) from(n *bnode[T], k string, yield func(T) bool) bool {
+	if n.leaf() {
+		i, _ := slices.BinarySearchFunc(n.items, k, func(t T, k string) int { return strings.Compare(s.key(t), k) })
+		for _, t := range n.items[i:] {
 			if !yield(t) {
-				return
+				return false
 			}
 		}
+		return true
 	}
+	i, _ := slices.BinarySearch(n.maxKeys, k)
+	for j := i; j < len(n.kids); j++ {
+		var ok bool
+		if j == i {
+			ok = s.from(n.kids[j], k, yield)
+		} else {
+			ok = all(n.kids[j], yield)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Before calls yield for the items whose key is before k, nearest first,
 // until yield returns false.
 func (s Sorted[T]) Before(k string, yield func(T) bool) {
-	if len(s.chunks) == 0 {
-		return
+	if s.root != nil {
+		s.before(s.root, k, yield)
 	}
-	ci, i, _ := s.find(k)
-	for ; ci >= 0; ci-- {
-		c := s.chunks[ci]
-		if i > len(c) {
-			i = len(c)
-		}
+}
+
+func (s Sorted[T]) before(n *bnode[T], k string, yield func(T) bool) bool {
+	if n.leaf() {
+		i, _ := slices.BinarySearchFunc(n.items, k, func(t T, k string) int { return strings.Compare(s.key(t), k) })
 		for j := i - 1; j >= 0; j-- {
-			if !yield(c[j]) {
-				return
+			if !yield(n.items[j]) {
+				return false
 			}
 		}
-		if ci > 0 {
-			i = len(s.chunks[ci-1])
+		return true
+	}
+	i := childFor(n, k)
+	for j := i; j >= 0; j-- {
+		var ok bool
+		if j == i {
+			ok = s.before(n.kids[j], k, yield)
+		} else {
+			ok = allReverse(n.kids[j], yield)
+		}
+		if !ok {
+			return false
 		}
 	}
+	return true
+}
+
+func allReverse[T any](n *bnode[T], yield func(T) bool) bool {
+	if n.leaf() {
+		for j := len(n.items) - 1; j >= 0; j-- {
+			if !yield(n.items[j]) {
+				return false
+			}
+		}
+		return true
+	}
+	for j := len(n.kids) - 1; j >= 0; j-- {
+		if !allReverse(n.kids[j], yield) {
+			return false
+		}
+	}
+	return true
 }
