@@ -45,10 +45,13 @@ type Verdict struct {
 // keyedLayer is a layer whose answers depend only on its content, which the
 // key identifies: listings under it can be cached per registry version. Only
 // the library's own layers implement it; a user's layer may read state
-// outside the registry and is asked at every listing.
+// outside the registry and is asked at every listing. admitInfo is Admit
+// without the copy of t: the library's layers run no user code and never
+// modify t.
 type keyedLayer interface {
 	Layer
 	contentKey() string
+	admitInfo(t *ToolInfo) Verdict
 }
 
 // accessKey appends a key that identifies a's listing to dst, and reports
@@ -136,9 +139,16 @@ func groupsReason(e *entry) string {
 	return "none of its groups " + quoteList(e.tool.Groups) + " is enabled"
 }
 
-// admit asks one layer about e, containing a panic as a refusal. A user's
-// layer gets its own copy of the groups, so it cannot change the registry.
+// admit asks one layer about e. A user's layer is contained (a panic
+// refuses) and gets its own copy of the groups, so it cannot change the
+// registry; the library's layers are asked directly.
 func (r *Registry) admit(l Layer, e *entry) (v Verdict, name string) {
+	if k, lib := l.(keyedLayer); lib {
+		if v = k.admitInfo(&e.info); !v.Allowed {
+			name = k.Name()
+		}
+		return v, name
+	}
 	if l == nil {
 		return Verdict{Reason: "nil layer: admits nothing"}, "<nil>"
 	}
@@ -150,9 +160,7 @@ func (r *Registry) admit(l Layer, e *entry) (v Verdict, name string) {
 		}
 	}()
 	info := e.info
-	if _, lib := l.(keyedLayer); !lib {
-		info.Groups = slices.Clone(info.Groups)
-	}
+	info.Groups = slices.Clone(info.Groups)
 	name = l.Name()
 	return l.Admit(info), name
 }

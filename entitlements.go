@@ -90,7 +90,9 @@ type planLayer struct {
 func (l *planLayer) Name() string       { return l.name }
 func (l *planLayer) contentKey() string { return l.key }
 
-func (l *planLayer) Admit(t ToolInfo) Verdict {
+func (l *planLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t) }
+
+func (l *planLayer) admitInfo(t *ToolInfo) Verdict {
 	g, catalogued := l.groupOf[t.Name]
 	if !catalogued || l.all || l.allowed[g] || l.always[t.Name] {
 		return Verdict{Allowed: true}

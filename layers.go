@@ -43,7 +43,9 @@ type setLayer struct {
 func (l *setLayer) Name() string       { return l.name }
 func (l *setLayer) contentKey() string { return l.key }
 
-func (l *setLayer) Admit(t ToolInfo) Verdict {
+func (l *setLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t) }
+
+func (l *setLayer) admitInfo(t *ToolInfo) Verdict {
 	if l.all {
 		return Verdict{Allowed: true}
 	}
@@ -160,7 +162,9 @@ func HideRestricted(name string) Layer {
 func (l restrictedLayer) Name() string       { return l.name }
 func (l restrictedLayer) contentKey() string { return l.key }
 
-func (l restrictedLayer) Admit(t ToolInfo) Verdict {
+func (l restrictedLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t) }
+
+func (l restrictedLayer) admitInfo(t *ToolInfo) Verdict {
 	if t.Visibility == VisibilityRestricted {
 		return Verdict{Reason: "restricted tools are not offered here"}
 	}

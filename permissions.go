@@ -127,8 +127,10 @@ type permLayer struct {
 func (l *permLayer) Name() string       { return l.name }
 func (l *permLayer) contentKey() string { return l.key }
 
-func (l *permLayer) Admit(t ToolInfo) Verdict {
-	perm, rule := l.requirement(&t)
+func (l *permLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t) }
+
+func (l *permLayer) admitInfo(t *ToolInfo) Verdict {
+	perm, rule := l.requirement(t)
 	switch rule {
 	case ruleAllow:
 		return Verdict{Allowed: true}
