@@ -35,11 +35,13 @@ type node[V any] struct {
 	slots  []slot[V] // the occupied slots, in bit order
 }
 
-// slot is a child level or a leaf; more leaves chain from the leaf only when
-// full 64-bit hashes collide.
+// slot is a child level or a leaf. The leaf's hash sits in the slot, so a
+// lookup that misses compares it without following the leaf pointer; more
+// leaves chain from the leaf only when full 64-bit hashes collide.
 type slot[V any] struct {
 	child *node[V]
-	leaf  leaf[V]
+	hash  uint64
+	leaf  *leaf[V]
 }
 
 type leaf[V any] struct {
@@ -95,9 +97,11 @@ func (m Map[V]) Get(k string) (V, bool) {
 				n = s.child
 				continue
 			}
-			for l := &s.leaf; l != nil; l = l.next {
-				if l.hash == h && l.key == k {
-					return l.val, true
+			if s.hash == h {
+				for l := s.leaf; l != nil; l = l.next {
+					if l.key == k {
+						return l.val, true
+					}
 				}
 			}
 			break
@@ -112,7 +116,7 @@ func (m Map[V]) Set(k string, v V) Map[V] {
 	if m.seed == 0 {
 		m.seed = newSeed() // the zero Map
 	}
-	root, added := m.root.set(leaf[V]{key: k, hash: hashKey(m.seed, k), val: v}, 0)
+	root, added := m.root.set(&leaf[V]{key: k, hash: hashKey(m.seed, k), val: v}, 0)
 	m.root = root
 	if added {
 		m.len++
@@ -122,7 +126,7 @@ func (m Map[V]) Set(k string, v V) Map[V] {
 
 // set returns a copy of n (nil: empty) with l in it, and whether its key is
 // new.
-func (n *node[V]) set(l leaf[V], shift uint) (*node[V], bool) {
+func (n *node[V]) set(l *leaf[V], shift uint) (*node[V], bool) {
 	out := &node[V]{}
 	if n != nil {
 		out.bitmap = n.bitmap
@@ -132,7 +136,7 @@ func (n *node[V]) set(l leaf[V], shift uint) (*node[V], bool) {
 	i := bits.OnesCount32(out.bitmap & (bit - 1))
 	if out.bitmap&bit == 0 {
 		out.bitmap |= bit
-		out.slots = slices.Insert(out.slots, i, slot[V]{leaf: l})
+		out.slots = slices.Insert(out.slots, i, slot[V]{hash: l.hash, leaf: l})
 		return out, true
 	}
 	s := &out.slots[i]
@@ -141,15 +145,15 @@ func (n *node[V]) set(l leaf[V], shift uint) (*node[V], bool) {
 		child, added := s.child.set(l, shift+bitsPerLevel)
 		s.child = child
 		return out, added
-	case s.leaf.hash == l.hash || shift >= maxShift:
-		chain, added := replaceInChain(&s.leaf, &l)
-		s.leaf = *chain
+	case s.hash == l.hash || shift >= maxShift:
+		chain, added := replaceInChain(s.leaf, l)
+		s.leaf = chain
 		return out, added
 	}
 	// Another hash sits here: push both a level down.
 	var child *node[V]
-	for old := &s.leaf; old != nil; old = old.next {
-		child, _ = child.set(leaf[V]{key: old.key, hash: old.hash, val: old.val}, shift+bitsPerLevel)
+	for old := s.leaf; old != nil; old = old.next {
+		child, _ = child.set(&leaf[V]{key: old.key, hash: old.hash, val: old.val}, shift+bitsPerLevel)
 	}
 	child, added := child.set(l, shift+bitsPerLevel)
 	*s = slot[V]{child: child}
@@ -211,14 +215,14 @@ func (n *node[V]) del(k string, h uint64, shift uint) (*node[V], bool) {
 		switch {
 		case child == nil:
 		case len(child.slots) == 1 && child.slots[0].child == nil:
-			repl = &slot[V]{leaf: child.slots[0].leaf} // fold a lone leaf up
+			repl = &child.slots[0] // fold a lone leaf up
 		default:
 			repl = &slot[V]{child: child}
 		}
 	} else {
 		var kept []*leaf[V]
 		found := false
-		for c := &s.leaf; c != nil; c = c.next {
+		for c := s.leaf; c != nil; c = c.next {
 			if c.hash == h && c.key == k {
 				found = true
 				continue
@@ -229,7 +233,7 @@ func (n *node[V]) del(k string, h uint64, shift uint) (*node[V], bool) {
 			return n, false
 		}
 		if len(kept) > 0 {
-			repl = &slot[V]{leaf: *rebuildChain(kept[0], kept[1:])}
+			repl = &slot[V]{hash: s.hash, leaf: rebuildChain(kept[0], kept[1:])}
 		}
 	}
 	out := &node[V]{bitmap: n.bitmap, slots: slices.Clone(n.slots)}
@@ -263,7 +267,7 @@ func (n *node[V]) all(yield func(string, V) bool) bool {
 			}
 			continue
 		}
-		for l := &s.leaf; l != nil; l = l.next {
+		for l := s.leaf; l != nil; l = l.next {
 			if !yield(l.key, l.val) {
 				return false
 			}

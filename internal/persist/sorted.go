@@ -20,12 +20,13 @@ type Sorted[T any] struct {
 	len  int
 }
 
-// bnode is a leaf (items) or an inner node (kids, with the largest key
-// below each in maxKeys). Nodes are never empty.
+// bnode is a leaf (items) or an inner node (kids). maxKey is the largest key
+// below it, kept in the node so that an update copies a parent's child
+// pointers, not their keys. Nodes are never empty.
 type bnode[T any] struct {
-	items   []T
-	kids    []*bnode[T]
-	maxKeys []string
+	items  []T
+	kids   []*bnode[T]
+	maxKey string
 }
 
 func (n *bnode[T]) leaf() bool { return n.kids == nil }
@@ -43,13 +44,13 @@ func (s Sorted[T]) Len() int { return s.len }
 func (s Sorted[T]) Upsert(item T) Sorted[T] {
 	k := s.key(item)
 	if s.root == nil {
-		s.root = &bnode[T]{items: []T{item}}
+		s.root = s.leafOf([]T{item})
 		s.len = 1
 		return s
 	}
 	left, right, added := s.upsert(s.root, item, k)
 	if right != nil {
-		left = &bnode[T]{kids: []*bnode[T]{left, right}, maxKeys: []string{s.maxKey(left), s.maxKey(right)}}
+		left = &bnode[T]{kids: []*bnode[T]{left, right}, maxKey: right.maxKey}
 	}
 	s.root = left
 	if added {
@@ -69,45 +70,44 @@ func (s Sorted[T]) upsert(n *bnode[T], item T, k string) (left, right *bnode[T],
 		} else {
 			items = append(append(append(items, n.items[:i]...), item), n.items[i:]...)
 		}
-		left, right = splitLeaf(items)
+		left, right = s.splitLeaf(items)
 		return left, right, !found
 	}
 	i := childFor(n, k)
 	cl, cr, added := s.upsert(n.kids[i], item, k)
 	kids := slices.Clone(n.kids)
-	keys := slices.Clone(n.maxKeys)
-	kids[i], keys[i] = cl, s.maxKey(cl)
+	kids[i] = cl
 	if cr != nil {
 		kids = slices.Insert(kids, i+1, cr)
-		keys = slices.Insert(keys, i+1, s.maxKey(cr))
 	}
 	if len(kids) <= maxNode {
-		return &bnode[T]{kids: kids, maxKeys: keys}, nil, added
+		return inner(kids), nil, added
 	}
 	h := len(kids) / 2
-	return &bnode[T]{kids: kids[:h:h], maxKeys: keys[:h:h]}, &bnode[T]{kids: kids[h:], maxKeys: keys[h:]}, added
+	return inner(kids[:h:h]), inner(kids[h:]), added
 }
 
-func splitLeaf[T any](items []T) (left, right *bnode[T]) {
+func inner[T any](kids []*bnode[T]) *bnode[T] {
+	return &bnode[T]{kids: kids, maxKey: kids[len(kids)-1].maxKey}
+}
+
+func (s Sorted[T]) leafOf(items []T) *bnode[T] {
+	return &bnode[T]{items: items, maxKey: s.key(items[len(items)-1])}
+}
+
+func (s Sorted[T]) splitLeaf(items []T) (left, right *bnode[T]) {
 	if len(items) <= maxNode {
-		return &bnode[T]{items: items}, nil
+		return s.leafOf(items), nil
 	}
 	h := len(items) / 2
-	return &bnode[T]{items: items[:h:h]}, &bnode[T]{items: items[h:]}
+	return s.leafOf(items[:h:h]), s.leafOf(items[h:])
 }
 
 // childFor is the child of an inner node that holds, or would hold, k: the
 // first whose largest key is k or after it, else the last.
 func childFor[T any](n *bnode[T], k string) int {
-	i, _ := slices.BinarySearch(n.maxKeys, k)
+	i, _ := slices.BinarySearchFunc(n.kids, k, func(c *bnode[T], k string) int { return strings.Compare(c.maxKey, k) })
 	return min(i, len(n.kids)-1)
-}
-
-func (s Sorted[T]) maxKey(n *bnode[T]) string {
-	if n.leaf() {
-		return s.key(n.items[len(n.items)-1])
-	}
-	return n.maxKeys[len(n.maxKeys)-1]
 }
 
 // Delete returns a list without the item whose key is k.
@@ -139,7 +139,7 @@ func (s Sorted[T]) del(n *bnode[T], k string) (*bnode[T], bool) {
 			return nil, true
 		}
 		items := append(append(make([]T, 0, len(n.items)-1), n.items[:i]...), n.items[i+1:]...)
-		return &bnode[T]{items: items}, true
+		return s.leafOf(items), true
 	}
 	i := childFor(n, k)
 	child, removed := s.del(n.kids[i], k)
@@ -147,17 +147,15 @@ func (s Sorted[T]) del(n *bnode[T], k string) (*bnode[T], bool) {
 		return n, false
 	}
 	kids := slices.Clone(n.kids)
-	keys := slices.Clone(n.maxKeys)
 	if child == nil {
 		kids = slices.Delete(kids, i, i+1)
-		keys = slices.Delete(keys, i, i+1)
 		if len(kids) == 0 {
 			return nil, true
 		}
 	} else {
-		kids[i], keys[i] = child, s.maxKey(child)
+		kids[i] = child
 	}
-	return &bnode[T]{kids: kids, maxKeys: keys}, true
+	return inner(kids), true
 }
 
 // All calls yield for every item in key order until yield returns false.
@@ -202,7 +200,7 @@ func (s Sorted[T]) from(n *bnode[T], k string, yield func(T) bool) bool {
 		}
 		return true
 	}
-	i, _ := slices.BinarySearch(n.maxKeys, k)
+	i, _ := slices.BinarySearchFunc(n.kids, k, func(c *bnode[T], k string) int { return strings.Compare(c.maxKey, k) })
 	for j := i; j < len(n.kids); j++ {
 		var ok bool
 		if j == i {
