@@ -45,13 +45,12 @@ type Verdict struct {
 // keyedLayer is a layer whose answers depend only on its content, which the
 // key identifies: listings under it can be cached per registry version. Only
 // the library's own layers implement it; a user's layer may read state
-// outside the registry and is asked at every listing. admitInfo is Admit
-// without the copy of t: the library's layers run no user code and never
-// modify t.
+// outside the registry and is asked at every listing. The library's layers
+// also have admitInfo, Admit without the copy of t, which admit calls
+// directly: they run no user code and never modify t.
 type keyedLayer interface {
 	Layer
 	contentKey() string
-	admitInfo(t *ToolInfo) Verdict
 }
 
 // accessKey appends a key that identifies a's listing to dst, and reports
@@ -143,11 +142,15 @@ func groupsReason(e *entry) string {
 // refuses) and gets its own copy of the groups, so it cannot change the
 // registry; the library's layers are asked directly.
 func (r *Registry) admit(l Layer, e *entry) (v Verdict, name string) {
-	if k, lib := l.(keyedLayer); lib {
-		if v = k.admitInfo(&e.info); !v.Allowed {
-			name = k.Name()
-		}
-		return v, name
+	switch x := l.(type) { // the library's layers, called directly
+	case *setLayer:
+		return refusedBy(x.admitInfo(&e.info), x.name)
+	case *planLayer:
+		return refusedBy(x.admitInfo(&e.info), x.name)
+	case *permLayer:
+		return refusedBy(x.admitInfo(&e.info), x.name)
+	case restrictedLayer:
+		return refusedBy(x.admitInfo(&e.info), x.name)
 	}
 	if l == nil {
 		return Verdict{Reason: "nil layer: admits nothing"}, "<nil>"
@@ -163,6 +166,14 @@ func (r *Registry) admit(l Layer, e *entry) (v Verdict, name string) {
 	info.Groups = slices.Clone(info.Groups)
 	name = l.Name()
 	return l.Admit(info), name
+}
+
+// refusedBy returns v with the layer's name when it refuses.
+func refusedBy(v Verdict, layer string) (Verdict, string) {
+	if v.Allowed {
+		return v, ""
+	}
+	return v, layer
 }
 
 // Explain reports whether [Registry.Definitions] with a lists name and every
