@@ -144,13 +144,13 @@ func groupsReason(e *entry) string {
 func (r *Registry) admit(l Layer, e *entry) (v Verdict, name string) {
 	switch x := l.(type) { // the library's layers, called directly
 	case *setLayer:
-		return refusedBy(x.admitInfo(&e.info), x.name)
+		return refusedBy(x.admitInfo(&e.info, e.hash), x.name)
 	case *planLayer:
-		return refusedBy(x.admitInfo(&e.info), x.name)
+		return refusedBy(x.admitInfo(&e.info, e.hash), x.name)
 	case *permLayer:
-		return refusedBy(x.admitInfo(&e.info), x.name)
+		return refusedBy(x.admitInfo(&e.info, e.hash), x.name)
 	case restrictedLayer:
-		return refusedBy(x.admitInfo(&e.info), x.name)
+		return refusedBy(x.admitInfo(&e.info, e.hash), x.name)
 	}
 	if l == nil {
 		return Verdict{Reason: "nil layer: admits nothing"}, "<nil>"

@@ -33,10 +33,10 @@ func (e Entitlements) Layer() (Layer, error) {
 	}
 	l := &planLayer{
 		name:    cmpOr(e.Name, "entitlements"),
-		groupOf: groupOf,
+		groupOf: pairTable(groupOf),
 		allowed: setOf(e.Allowed),
 		all:     e.Allowed == nil,
-		always:  setOf(e.AlwaysAllowed),
+		always:  nameSet(e.AlwaysAllowed),
 		reveal:  e.Reveal,
 	}
 	var k keyBuilder
@@ -79,10 +79,10 @@ func (e Entitlements) index() (map[string]string, []IntegrityProblem) {
 // planLayer is an Entitlements ready to admit tools.
 type planLayer struct {
 	name    string
-	groupOf map[string]string
+	groupOf nameTable[string]
 	allowed map[string]bool
 	all     bool
-	always  map[string]bool
+	always  nameTable[struct{}]
 	reveal  bool
 	key     string
 }
@@ -90,11 +90,17 @@ type planLayer struct {
 func (l *planLayer) Name() string       { return l.name }
 func (l *planLayer) contentKey() string { return l.key }
 
-func (l *planLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t) }
+func (l *planLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t, nameHash(t.Name)) }
 
-func (l *planLayer) admitInfo(t *ToolInfo) Verdict {
-	g, catalogued := l.groupOf[t.Name]
-	if !catalogued || l.all || l.allowed[g] || l.always[t.Name] {
+func (l *planLayer) admitInfo(t *ToolInfo, h uint64) Verdict {
+	if l.all {
+		return Verdict{Allowed: true}
+	}
+	g, catalogued := l.groupOf.get(t.Name, h)
+	if !catalogued || l.allowed[g] {
+		return Verdict{Allowed: true}
+	}
+	if _, always := l.always.get(t.Name, h); always {
 		return Verdict{Allowed: true}
 	}
 	return Verdict{Reason: "not in your plan: " + g, Reveal: l.reveal}

@@ -132,9 +132,9 @@ func checkPermissions(s *snapshot, p *Permissions, known func(string) bool, add 
 	if p.AllowUnmapped {
 		return
 	}
-	l := &permLayer{required: p.Required, deny: setOf(p.Deny), allow: setOf(p.Allow), prefixes: sortedKeys(p.Prefixes), prefixPerm: p.Prefixes}
+	l := &permLayer{required: pairTable(p.Required), deny: nameSet(p.Deny), allow: nameSet(p.Allow), prefixes: sortedKeys(p.Prefixes), prefixPerm: p.Prefixes}
 	s.each(func(e *entry) bool {
-		if _, rule := l.requirement(&e.info); rule == ruleUnmapped && !e.reserved {
+		if _, rule := l.requirement(&e.info, e.hash); rule == ruleUnmapped && !e.reserved {
 			add("permissions", e.name(), "is covered by no permission rule, and unmapped tools are refused")
 		}
 		return true

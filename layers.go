@@ -33,7 +33,7 @@ func LayerFunc(name string, f func(ToolInfo) Verdict) Layer {
 // listings under it cacheable.
 type setLayer struct {
 	name   string
-	tools  map[string]struct{}
+	tools  nameTable[struct{}]
 	allow  bool // true: admit exactly the set; false: refuse the set
 	all    bool // an AllowList built from nil: admits every tool
 	reason string
@@ -43,13 +43,13 @@ type setLayer struct {
 func (l *setLayer) Name() string       { return l.name }
 func (l *setLayer) contentKey() string { return l.key }
 
-func (l *setLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t) }
+func (l *setLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t, nameHash(t.Name)) }
 
-func (l *setLayer) admitInfo(t *ToolInfo) Verdict {
+func (l *setLayer) admitInfo(t *ToolInfo, h uint64) Verdict {
 	if l.all {
 		return Verdict{Allowed: true}
 	}
-	_, in := l.tools[t.Name]
+	_, in := l.tools.get(t.Name, h)
 	if in == l.allow {
 		return Verdict{Allowed: true}
 	}
@@ -73,10 +73,7 @@ func DenyList(name string, tools []string) Layer {
 }
 
 func newSetLayer(name string, tools []string, allow bool, reason string) *setLayer {
-	set := make(map[string]struct{}, len(tools))
-	for _, t := range tools {
-		set[t] = struct{}{}
-	}
+	set := nameSet(tools)
 	kind := "deny"
 	if allow {
 		kind = "allow"
@@ -162,9 +159,9 @@ func HideRestricted(name string) Layer {
 func (l restrictedLayer) Name() string       { return l.name }
 func (l restrictedLayer) contentKey() string { return l.key }
 
-func (l restrictedLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t) }
+func (l restrictedLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t, 0) }
 
-func (l restrictedLayer) admitInfo(t *ToolInfo) Verdict {
+func (l restrictedLayer) admitInfo(t *ToolInfo, _ uint64) Verdict {
 	if t.Visibility == VisibilityRestricted {
 		return Verdict{Reason: "restricted tools are not offered here"}
 	}

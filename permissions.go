@@ -37,9 +37,9 @@ func (p Permissions) Layer(granted ...string) (Layer, error) {
 	}
 	l := &permLayer{
 		name:     cmpOr(p.Name, "permissions"),
-		required: clonePairs(p.Required),
-		deny:     setOf(p.Deny),
-		allow:    setOf(p.Allow),
+		required: pairTable(p.Required),
+		deny:     nameSet(p.Deny),
+		allow:    nameSet(p.Allow),
 		unmapped: p.AllowUnmapped,
 		reveal:   p.Reveal,
 		granted:  setOf(granted),
@@ -80,14 +80,14 @@ func (p Permissions) check() error {
 
 // requirement says what p requires of a tool: denied, allowed outright, a
 // permission, or nothing at all (unmapped).
-func (l *permLayer) requirement(t *ToolInfo) (perm string, rule permRule) {
-	switch {
-	case l.deny[t.Name]:
+func (l *permLayer) requirement(t *ToolInfo, h uint64) (perm string, rule permRule) {
+	if _, denied := l.deny.get(t.Name, h); denied {
 		return "", ruleDeny
-	case l.allow[t.Name]:
+	}
+	if _, allowed := l.allow.get(t.Name, h); allowed {
 		return "", ruleAllow
 	}
-	if perm, ok := l.required[t.Name]; ok {
+	if perm, ok := l.required.get(t.Name, h); ok {
 		return perm, rulePermission
 	}
 	if t.Permission != "" {
@@ -113,11 +113,11 @@ const (
 // permLayer is a Permissions with the granted set of one session.
 type permLayer struct {
 	name       string
-	required   map[string]string
+	required   nameTable[string]
 	prefixes   []string // longest first
 	prefixPerm map[string]string
-	deny       map[string]bool
-	allow      map[string]bool
+	deny       nameTable[struct{}]
+	allow      nameTable[struct{}]
 	unmapped   bool
 	reveal     bool
 	granted    map[string]bool
@@ -127,10 +127,10 @@ type permLayer struct {
 func (l *permLayer) Name() string       { return l.name }
 func (l *permLayer) contentKey() string { return l.key }
 
-func (l *permLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t) }
+func (l *permLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t, nameHash(t.Name)) }
 
-func (l *permLayer) admitInfo(t *ToolInfo) Verdict {
-	perm, rule := l.requirement(t)
+func (l *permLayer) admitInfo(t *ToolInfo, h uint64) Verdict {
+	perm, rule := l.requirement(t, h)
 	switch rule {
 	case ruleAllow:
 		return Verdict{Allowed: true}

@@ -96,6 +96,7 @@ type Summary struct {
 type entry struct {
 	// What every call reads comes first, to share cache lines.
 	reserved bool
+	hash     uint64 // nameHash of the name, for the library's layers
 	policy   Policy
 	valid    validator
 	tool     RegisteredTool // normalized definition, copied groups
@@ -374,6 +375,7 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 		Reserved:    reserved,
 		Permission:  t.Permission,
 	}
+	e.hash = nameHash(e.info.Name)
 	e.lower = strings.ToLower(e.info.Name)
 	e.tokens = appendNew(nil, nameTokens(e.lower)...)
 	e.squashed = squash(e.lower)
