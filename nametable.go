@@ -1,34 +1,14 @@
 package toolreg
 
-import (
-	"encoding/binary"
-	"hash/maphash"
-)
+import "github.com/toolreg/toolreg/internal/persist"
 
 // nameSeed seeds nameHash for the life of the process, so that a hash
 // computed once at Register matches the tables the library's layers build.
-var nameSeed = maphash.Comparable(maphash.MakeSeed(), 0) | 1
+var nameSeed = persist.NewSeed()
 
-// nameHash is a fast seeded hash of a tool name (eight bytes at a time, then
-// a full avalanche). Each registered tool keeps its own, so the library's
-// layers look a tool up without hashing its name on every call.
-func nameHash(s string) uint64 {
-	h := nameSeed ^ uint64(len(s))*0x9e3779b97f4a7c15
-	for len(s) >= 8 {
-		h = (h ^ binary.LittleEndian.Uint64([]byte(s[:8]))) * 0xff51afd7ed558ccd
-		h ^= h >> 32
-		s = s[8:]
-	}
-	var tail uint64
-	for i := len(s) - 1; i >= 0; i-- {
-		tail = tail<<8 | uint64(s[i])
-	}
-	h = (h ^ tail) * 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	return h ^ h>>29
-}
+// nameHash hashes a tool name. Each registered tool keeps its own, so the
+// library's layers look a tool up without hashing its name on every call.
+func nameHash(s string) uint64 { return persist.Hash(nameSeed, s) }
 
 // nameTable is an immutable open-addressing table from tool names to V,
 // probed with a precomputed nameHash. A layer builds one at construction.

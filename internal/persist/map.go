@@ -56,12 +56,15 @@ func NewMap[V any]() Map[V] {
 	return Map[V]{seed: newSeed()}
 }
 
-func newSeed() uint64 { return maphash.Comparable(maphash.MakeSeed(), 0) | 1 }
+func newSeed() uint64 { return NewSeed() }
 
-// hashKey is a fast seeded hash of a short string: eight bytes at a time,
-// then a full avalanche, so that every group of low bits the trie uses is
-// well mixed. The seed keeps the layout unpredictable from outside.
-func hashKey(seed uint64, k string) uint64 {
+// NewSeed returns a random seed for Hash.
+func NewSeed() uint64 { return maphash.Comparable(maphash.MakeSeed(), 0) | 1 }
+
+// Hash is a fast seeded hash of a short string, such as a tool name: eight
+// bytes at a time, then a full avalanche, so that every group of low bits
+// is well mixed. The seed keeps layouts unpredictable from outside.
+func Hash(seed uint64, k string) uint64 {
 	h := seed ^ uint64(len(k))*0x9e3779b97f4a7c15
 	for len(k) >= 8 {
 		h = (h ^ binary.LittleEndian.Uint64([]byte(k[:8]))) * 0xff51afd7ed558ccd
@@ -86,7 +89,7 @@ func (m Map[V]) Len() int { return m.len }
 // Get returns the value of k and whether it is present.
 func (m Map[V]) Get(k string) (V, bool) {
 	if n := m.root; n != nil {
-		h := hashKey(m.seed, k)
+		h := Hash(m.seed, k)
 		for shift := uint(0); ; shift += bitsPerLevel {
 			bit := uint32(1) << ((h >> shift) & (fanout - 1))
 			if n.bitmap&bit == 0 {
@@ -116,7 +119,7 @@ func (m Map[V]) Set(k string, v V) Map[V] {
 	if m.seed == 0 {
 		m.seed = newSeed() // the zero Map
 	}
-	root, added := m.root.set(&leaf[V]{key: k, hash: hashKey(m.seed, k), val: v}, 0)
+	root, added := m.root.set(&leaf[V]{key: k, hash: Hash(m.seed, k), val: v}, 0)
 	m.root = root
 	if added {
 		m.len++
@@ -189,7 +192,7 @@ func (m Map[V]) Delete(k string) Map[V] {
 	if m.root == nil {
 		return m
 	}
-	root, removed := m.root.del(k, hashKey(m.seed, k), 0)
+	root, removed := m.root.del(k, Hash(m.seed, k), 0)
 	if removed {
 		m.root = root
 		m.len--
