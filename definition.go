@@ -233,7 +233,6 @@ func encodeNormalized(d Definition) ([]byte, error) {
 	p := d.Function.Parameters
 	return marshalContained(wireDefinition{Type: d.Type, Function: wireFunction{
 		Name: d.Function.Name, Strict: d.Function.Strict, Description: d.Function.Description,
-		Parameters: wireParameters{Type: p.Type, Properties: p.Properties, Required: p.Required,
-			AdditionalProperties: p.AdditionalProperties, Defs: p.Defs},
+		Parameters: wireParameters(p),
 	}})
 }
