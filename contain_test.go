@@ -329,3 +329,36 @@ func TestAbandonedHandlersAreBounded(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(logs.String(), "late results dropped"), "late results are logged once a second at most")
 	assert.Equal(t, "late", r.Execute(context.Background(), "stuck", nil, toolreg.CallContext{}), "the tool runs again once its calls ended")
 }
+
+func TestInlineHandlersAreContainedOnEveryPath(t *testing.T) {
+	handlers := map[string]toolreg.Handler{
+		"panics":          func(context.Context, map[string]any, toolreg.CallContext) (string, error) { panic(panicky{depth: 3}) },
+		"panics with nil": func(context.Context, map[string]any, toolreg.CallContext) (string, error) { panic(nil) }, //nolint:govet
+		"unprintable err": func(context.Context, map[string]any, toolreg.CallContext) (string, error) { return "", panicky{depth: 2} },
+		"typed nil err":   func(context.Context, map[string]any, toolreg.CallContext) (string, error) { return "x", typedNil() },
+		"invalid args": func(context.Context, map[string]any, toolreg.CallContext) (string, error) {
+			return "", fmt.Errorf("bad date: %w", toolreg.ErrInvalidArguments)
+		},
+	}
+	want := map[string]string{"panics": toolreg.CodePanic, "panics with nil": toolreg.CodePanic, "unprintable err": toolreg.CodeToolError,
+		"typed nil err": toolreg.CodeToolError, "invalid args": toolreg.CodeInvalidArguments}
+	for name, h := range handlers {
+		t.Run(name, func(t *testing.T) {
+			logger, logs := executeLogger(slog.LevelDebug)
+			r := toolreg.New(toolreg.WithLogger(logger), toolreg.WithMaxResultBytes(256))
+			tool := newTool("inline_tool", "", map[string]any{"pin": map[string]any{"type": "string", "x-sensitive": true}})
+			tool.Handler, tool.Inline = h, true
+			mustRegister(t, r, tool, "p")
+			for _, res := range []string{
+				r.Execute(context.Background(), "inline_tool", map[string]any{"pin": "SECRET-PIN"}, toolreg.CallContext{}),
+				r.ExecuteJSON(context.Background(), "inline_tool", `{"pin":"SECRET-PIN"}`, toolreg.CallContext{}),
+				r.Call(context.Background(), "inline_tool", map[string]any{"pin": "SECRET-PIN"}, toolreg.CallContext{}).Content,
+			} {
+				_, code := failureOf(t, res)
+				assert.Equal(t, want[name], code, res)
+				assert.LessOrEqual(t, len(res), 256)
+			}
+			assert.NotContains(t, logs.String(), "SECRET-PIN")
+		})
+	}
+}

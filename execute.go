@@ -30,7 +30,64 @@ import (
 // that panics or calls runtime.Goexit ends as code "panic". A result that
 // arrives after Execute returned is dropped; see [Registry.Stats].
 func (r *Registry) Execute(ctx context.Context, name string, args map[string]any, call CallContext) string {
+	if res, ok := r.direct(ctx, name, args, "", false, &call); ok {
+		return res
+	}
 	return r.do(ctx, name, args, "", false, call, false).Content
+}
+
+// direct runs the commonest call the short way: no listener, an inline
+// handler with no timeout, no guard to ask, nothing in the Access to ask but
+// the groups, and arguments that pass. It reports false, having run
+// nothing, whenever any of that does not hold; the full path then decides.
+func (r *Registry) direct(ctx context.Context, name string, args map[string]any, raw string, isRaw bool, call *CallContext) (string, bool) {
+	if ctx == nil || len(call.Access.Layers) > 0 || len(r.loadListeners()) > 0 || r.guard.Load() != nil {
+		return "", false
+	}
+	e := r.current().lookup(name)
+	if e == nil || e.reserved || !(e.tool.Inline || r.cfg.inline) || r.timeout(e) > 0 ||
+		e.policy.Visibility == VisibilityRestricted || e.policy.Confirm != ConfirmNone || !inGroups(e, call.Access.Groups) {
+		return "", false
+	}
+	if isRaw {
+		var err error
+		if len(raw) > r.cfg.maxArgBytes {
+			return "", false
+		}
+		if args, err = parseArguments(raw, e.tool.UseNumber); err != nil {
+			return "", false
+		}
+	}
+	sc, err := e.valid.scan(args)
+	if err != nil || e.valid.check(args, sc) != "" || ctx.Err() != nil {
+		return "", false
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	return r.callDirect(ctx, e, name, args, call, sc.native), true
+}
+
+// callDirect calls the handler of a call that direct admitted, contained as
+// callHandler contains it.
+func (r *Registry) callDirect(ctx context.Context, e *entry, name string, args map[string]any, call *CallContext, native bool) (res string) {
+	done := false
+	defer func() {
+		if !done {
+			q := request{ctx: ctx, name: name, e: e, args: args, scan: argScan{native: native}}
+			r.logPanic("handler", name, recover(), q.secrets()...)
+			res, _ = r.failure(fmt.Sprintf("tool %s failed unexpectedly", quote(name)), CodePanic)
+		}
+	}()
+	out, err := e.tool.Handler(ctx, args, *call)
+	if err != nil {
+		q := request{ctx: ctx, name: name, e: e, args: args}
+		res, _ = r.handlerError(ctx, &q, err)
+	} else {
+		res = r.limit(out)
+	}
+	done = true
+	return res
 }
 
 // ExecuteJSON is [Registry.Execute] for the model's raw "arguments" string.
@@ -42,6 +99,9 @@ func (r *Registry) Execute(ctx context.Context, name string, args map[string]any
 // [RegisteredTool.UseNumber]). A string longer than the registry's bound
 // (see [WithMaxArgumentBytes]) is refused without being parsed.
 func (r *Registry) ExecuteJSON(ctx context.Context, name string, argsJSON string, call CallContext) string {
+	if res, ok := r.direct(ctx, name, nil, argsJSON, true, &call); ok {
+		return res
+	}
 	return r.do(ctx, name, nil, argsJSON, true, call, false).Content
 }
 
