@@ -334,8 +334,10 @@ func TestInlineHandlersAreContainedOnEveryPath(t *testing.T) {
 	handlers := map[string]toolreg.Handler{
 		"panics":          func(context.Context, map[string]any, toolreg.CallContext) (string, error) { panic(panicky{depth: 3}) },
 		"panics with nil": func(context.Context, map[string]any, toolreg.CallContext) (string, error) { panic(nil) }, //nolint:govet
-		"unprintable err": func(context.Context, map[string]any, toolreg.CallContext) (string, error) { return "", panicky{depth: 2} },
-		"typed nil err":   func(context.Context, map[string]any, toolreg.CallContext) (string, error) { return "x", typedNil() },
+		"unprintable err": func(context.Context, map[string]any, toolreg.CallContext) (string, error) {
+			return "", panicky{depth: 2}
+		},
+		"typed nil err": func(context.Context, map[string]any, toolreg.CallContext) (string, error) { return "x", typedNil() },
 		"invalid args": func(context.Context, map[string]any, toolreg.CallContext) (string, error) {
 			return "", fmt.Errorf("bad date: %w", toolreg.ErrInvalidArguments)
 		},
