@@ -33,8 +33,7 @@ func (e Entitlements) Layer() (Layer, error) {
 	}
 	l := &planLayer{
 		name:    cmpOr(e.Name, "entitlements"),
-		groupOf: pairTable(groupOf),
-		allowed: setOf(e.Allowed),
+		groupOf: planTable(groupOf, e.Allowed),
 		all:     e.Allowed == nil,
 		always:  nameSet(e.AlwaysAllowed),
 		reveal:  e.Reveal,
@@ -79,8 +78,7 @@ func (e Entitlements) index() (map[string]string, []IntegrityProblem) {
 // planLayer is an Entitlements ready to admit tools.
 type planLayer struct {
 	name    string
-	groupOf nameTable[string]
-	allowed map[string]bool
+	groupOf nameTable[planGroup]
 	all     bool
 	always  nameTable[struct{}]
 	reveal  bool
@@ -97,11 +95,27 @@ func (l *planLayer) admitInfo(t *ToolInfo, h uint64) Verdict {
 		return Verdict{Allowed: true}
 	}
 	g, catalogued := l.groupOf.get(t.Name, h)
-	if !catalogued || l.allowed[g] {
+	if !catalogued || g.allowed {
 		return Verdict{Allowed: true}
 	}
 	if _, always := l.always.get(t.Name, h); always {
 		return Verdict{Allowed: true}
 	}
-	return Verdict{Reason: "not in your plan: " + g, Reveal: l.reveal}
+	return Verdict{Reason: "not in your plan: " + g.name, Reveal: l.reveal}
+}
+
+// planGroup is a catalogued tool's capability group, and whether the plan
+// allows it: decided once, when the layer is built.
+type planGroup struct {
+	name    string
+	allowed bool
+}
+
+func planTable(groupOf map[string]string, allowed []string) nameTable[planGroup] {
+	ok := setOf(allowed)
+	tools := sortedKeys(groupOf)
+	return newNameTable(tools, func(i int) planGroup {
+		g := groupOf[tools[i]]
+		return planGroup{g, ok[g]}
+	})
 }

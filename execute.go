@@ -37,16 +37,19 @@ func (r *Registry) Execute(ctx context.Context, name string, args map[string]any
 }
 
 // direct runs the commonest call the short way: no listener, an inline
-// handler with no timeout, no guard to ask, nothing in the Access to ask but
-// the groups, and arguments that pass. It reports false, having run
+// handler with no timeout, no guard to ask, a tool the Access reaches, and
+// arguments that pass. It reports false, having run
 // nothing, whenever any of that does not hold; the full path then decides.
 func (r *Registry) direct(ctx context.Context, name string, args map[string]any, raw string, isRaw bool, call *CallContext) (string, bool) {
-	if ctx == nil || len(call.Access.Layers) > 0 || len(r.loadListeners()) > 0 || r.guard.Load() != nil {
+	if ctx == nil || len(r.loadListeners()) > 0 || r.guard.Load() != nil {
 		return "", false
 	}
 	e := r.current().lookup(name)
-	if e == nil || e.reserved || !(e.tool.Inline || r.cfg.inline) || r.timeout(e) > 0 ||
-		e.policy.Visibility == VisibilityRestricted || e.policy.Confirm != ConfirmNone || !inGroups(e, call.Access.Groups) {
+	if e == nil || !(e.tool.Inline || r.cfg.inline) || r.timeout(e) > 0 ||
+		e.policy.Visibility == VisibilityRestricted || e.policy.Confirm != ConfirmNone {
+		return "", false
+	}
+	if out, _ := r.reach(e, &call.Access); out != reached {
 		return "", false
 	}
 	if isRaw {

@@ -132,7 +132,7 @@ func checkPermissions(s *snapshot, p *Permissions, known func(string) bool, add 
 	if p.AllowUnmapped {
 		return
 	}
-	l := &permLayer{required: pairTable(p.Required), deny: nameSet(p.Deny), allow: nameSet(p.Allow), prefixes: sortedKeys(p.Prefixes), prefixPerm: p.Prefixes}
+	l := &permLayer{required: requiredTable(p.Required, nil), deny: nameSet(p.Deny), allow: nameSet(p.Allow), prefixes: prefixRules(p.Prefixes, nil)}
 	s.each(func(e *entry) bool {
 		if _, rule := l.requirement(&e.info, e.hash); rule == ruleUnmapped && !e.reserved {
 			add("permissions", e.name(), "is covered by no permission rule, and unmapped tools are refused")

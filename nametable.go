@@ -66,9 +66,3 @@ func (t *nameTable[V]) get(name string, h uint64) (V, bool) {
 func nameSet(names []string) nameTable[struct{}] {
 	return newNameTable(names, func(int) struct{} { return struct{}{} })
 }
-
-// pairTable builds a nameTable of a map's pairs.
-func pairTable(m map[string]string) nameTable[string] {
-	keys := sortedKeys(m)
-	return newNameTable(keys, func(i int) string { return m[keys[i]] })
-}

@@ -37,16 +37,14 @@ func (p Permissions) Layer(granted ...string) (Layer, error) {
 	}
 	l := &permLayer{
 		name:     cmpOr(p.Name, "permissions"),
-		required: pairTable(p.Required),
 		deny:     nameSet(p.Deny),
 		allow:    nameSet(p.Allow),
 		unmapped: p.AllowUnmapped,
 		reveal:   p.Reveal,
 		granted:  setOf(granted),
 	}
-	l.prefixes = sortedKeys(p.Prefixes)
-	slices.SortStableFunc(l.prefixes, func(a, b string) int { return len(b) - len(a) }) // longest first
-	l.prefixPerm = clonePairs(p.Prefixes)
+	l.required = requiredTable(p.Required, l.granted)
+	l.prefixes = prefixRules(p.Prefixes, l.granted)
 	var k keyBuilder
 	k.str("permissions").str(l.name).pairs(p.Required).pairs(p.Prefixes).set(p.Deny).set(p.Allow).flag(p.AllowUnmapped).flag(p.Reveal).set(granted)
 	l.key = k.sum()
@@ -80,25 +78,56 @@ func (p Permissions) check() error {
 
 // requirement says what p requires of a tool: denied, allowed outright, a
 // permission, or nothing at all (unmapped).
-func (l *permLayer) requirement(t *ToolInfo, h uint64) (perm string, rule permRule) {
+func (l *permLayer) requirement(t *ToolInfo, h uint64) (need permNeed, rule permRule) {
 	if _, denied := l.deny.get(t.Name, h); denied {
-		return "", ruleDeny
+		return need, ruleDeny
 	}
 	if _, allowed := l.allow.get(t.Name, h); allowed {
-		return "", ruleAllow
+		return need, ruleAllow
 	}
-	if perm, ok := l.required.get(t.Name, h); ok {
-		return perm, rulePermission
+	if need, ok := l.required.get(t.Name, h); ok {
+		return need, rulePermission
 	}
 	if t.Permission != "" {
-		return t.Permission, rulePermission
+		return permNeed{t.Permission, l.granted[t.Permission]}, rulePermission
 	}
-	for _, prefix := range l.prefixes {
-		if strings.HasPrefix(t.Name, prefix) {
-			return l.prefixPerm[prefix], rulePermission
+	for _, pr := range l.prefixes {
+		if strings.HasPrefix(t.Name, pr.prefix) {
+			return pr.need, rulePermission
 		}
 	}
-	return "", ruleUnmapped
+	return need, ruleUnmapped
+}
+
+// permNeed is a permission a rule requires, and whether the layer's caller
+// holds it: decided once, when the layer is built.
+type permNeed struct {
+	perm    string
+	granted bool
+}
+
+// prefixRule is one entry of Prefixes.
+type prefixRule struct {
+	prefix string
+	need   permNeed
+}
+
+func requiredTable(required map[string]string, granted map[string]bool) nameTable[permNeed] {
+	tools := sortedKeys(required)
+	return newNameTable(tools, func(i int) permNeed {
+		perm := required[tools[i]]
+		return permNeed{perm, granted[perm]}
+	})
+}
+
+// prefixRules lists the prefixes longest first: the longest that matches wins.
+func prefixRules(prefixes map[string]string, granted map[string]bool) []prefixRule {
+	out := make([]prefixRule, 0, len(prefixes))
+	for _, p := range sortedKeys(prefixes) {
+		out = append(out, prefixRule{p, permNeed{prefixes[p], granted[prefixes[p]]}})
+	}
+	slices.SortStableFunc(out, func(a, b prefixRule) int { return len(b.prefix) - len(a.prefix) })
+	return out
 }
 
 type permRule uint8
@@ -112,16 +141,15 @@ const (
 
 // permLayer is a Permissions with the granted set of one session.
 type permLayer struct {
-	name       string
-	required   nameTable[string]
-	prefixes   []string // longest first
-	prefixPerm map[string]string
-	deny       nameTable[struct{}]
-	allow      nameTable[struct{}]
-	unmapped   bool
-	reveal     bool
-	granted    map[string]bool
-	key        string
+	name     string
+	required nameTable[permNeed]
+	prefixes []prefixRule // longest first
+	deny     nameTable[struct{}]
+	allow    nameTable[struct{}]
+	unmapped bool
+	reveal   bool
+	granted  map[string]bool
+	key      string
 }
 
 func (l *permLayer) Name() string       { return l.name }
@@ -130,17 +158,17 @@ func (l *permLayer) contentKey() string { return l.key }
 func (l *permLayer) Admit(t ToolInfo) Verdict { return l.admitInfo(&t, nameHash(t.Name)) }
 
 func (l *permLayer) admitInfo(t *ToolInfo, h uint64) Verdict {
-	perm, rule := l.requirement(t, h)
+	need, rule := l.requirement(t, h)
 	switch rule {
 	case ruleAllow:
 		return Verdict{Allowed: true}
 	case ruleDeny:
 		return Verdict{Reason: "tool " + quote(t.Name) + " is denied", Reveal: l.reveal}
 	case rulePermission:
-		if l.granted[perm] {
+		if need.granted {
 			return Verdict{Allowed: true}
 		}
-		return Verdict{Reason: "tool " + quote(t.Name) + " needs the permission " + quote(perm), Reveal: l.reveal}
+		return Verdict{Reason: "tool " + quote(t.Name) + " needs the permission " + quote(need.perm), Reveal: l.reveal}
 	}
 	if l.unmapped {
 		return Verdict{Allowed: true}
@@ -163,10 +191,3 @@ func setOf(items []string) map[string]bool {
 	return m
 }
 
-func clonePairs(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
