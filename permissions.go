@@ -190,4 +190,3 @@ func setOf(items []string) map[string]bool {
 	}
 	return m
 }
-
