@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -108,6 +109,14 @@ func benchCheck(b *testing.B, got string) {
 	}
 }
 
+// settle collects the garbage an earlier benchmark left, so that its
+// collection is not timed here.
+func settle(b *testing.B) {
+	b.Helper()
+	runtime.GC()
+	b.ReportAllocs()
+}
+
 // benchCtx is a cancelable context, as every request handler has.
 func benchCtx(b *testing.B) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -135,7 +144,7 @@ func BenchmarkFloor(b *testing.B) {
 	_, floor := benchFixture(b, false, true)
 	ctx, args := benchCtx(b), benchArgs()
 	benchCheck(b, benchFloorCall(ctx, floor, benchName, args))
-	b.ReportAllocs()
+	settle(b)
 	var res string
 	for b.Loop() {
 		res = benchFloorCall(ctx, floor, benchName, args)
@@ -148,7 +157,7 @@ func benchExecute(b *testing.B, reg *toolreg.Registry, ctx context.Context, call
 	b.Helper()
 	args := benchArgs()
 	benchCheck(b, reg.Execute(ctx, benchName, args, call))
-	b.ReportAllocs()
+	settle(b)
 	var res string
 	for b.Loop() {
 		res = reg.Execute(ctx, benchName, args, call)
@@ -209,7 +218,7 @@ func BenchmarkExecuteLayers(b *testing.B) {
 func BenchmarkUnmarshalFloor(b *testing.B) {
 	_, floor := benchFixture(b, false, true)
 	ctx := benchCtx(b)
-	b.ReportAllocs()
+	settle(b)
 	var res string
 	for b.Loop() {
 		var m map[string]any
@@ -228,7 +237,7 @@ func BenchmarkExecuteJSON(b *testing.B) {
 	reg, _ := benchFixture(b, false, true)
 	ctx := benchCtx(b)
 	benchCheck(b, reg.ExecuteJSON(ctx, benchName, benchArgsJSON, toolreg.CallContext{}))
-	b.ReportAllocs()
+	settle(b)
 	var res string
 	for b.Loop() {
 		res = reg.ExecuteJSON(ctx, benchName, benchArgsJSON, toolreg.CallContext{})
@@ -258,7 +267,7 @@ func BenchmarkLookupParallel(b *testing.B) {
 	for name := range floor {
 		names = append(names, name)
 	}
-	b.ReportAllocs()
+	settle(b)
 	b.RunParallel(func(pb *testing.PB) {
 		i, miss := 0, 0
 		for pb.Next() {
@@ -280,7 +289,7 @@ func BenchmarkExecuteParallel(b *testing.B) {
 	reg, _ := benchFixture(b, false, true)
 	ctx := benchCtx(b)
 	benchCheck(b, reg.Execute(ctx, benchName, benchArgs(), toolreg.CallContext{}))
-	b.ReportAllocs()
+	settle(b)
 	b.RunParallel(func(pb *testing.PB) {
 		args := benchArgs()
 		bad := 0
@@ -359,7 +368,7 @@ func benchCheckDefs(b *testing.B, defs []toolreg.Definition, want []string) {
 // call after the first is served from the cache.
 func benchDefinitions(b *testing.B, reg *toolreg.Registry, a toolreg.Access, want []string) {
 	benchCheckDefs(b, reg.Definitions(a), want)
-	b.ReportAllocs()
+	settle(b)
 	var defs []toolreg.Definition
 	for b.Loop() {
 		defs = reg.Definitions(a)
@@ -389,7 +398,7 @@ func benchFromScratch(b *testing.B, reg *toolreg.Registry, a toolreg.Access, wan
 	benchCheckDefs(b, reg.Definitions(a), want)
 	extra := toolreg.GroupInfo{Name: "bench_extra", Label: "Extra"}
 	var unregister func()
-	b.ReportAllocs()
+	settle(b)
 	var defs []toolreg.Definition
 	last, stale := reg.Version(), 0
 	for b.Loop() {
@@ -456,7 +465,7 @@ func benchBatch(b *testing.B, n int) {
 		calls[i] = toolreg.ToolCall{ID: fmt.Sprint("call_", i), Name: "wait_10ms", Arguments: benchArgsJSON}
 	}
 	ctx := benchCtx(b)
-	b.ReportAllocs()
+	settle(b)
 	for b.Loop() {
 		for _, r := range reg.ExecuteBatch(ctx, calls, toolreg.CallContext{}, toolreg.BatchOptions{Parallelism: n}) {
 			if r.Content != benchResult {
