@@ -1,6 +1,7 @@
 package toolreg
 
 import (
+	"encoding/binary"
 	"maps"
 
 	"github.com/toolreg/toolreg/internal/persist"
@@ -16,12 +17,14 @@ import (
 // once delta outgrows a sixteenth of the registry, the writer folds it into
 // a new base, so the amortized cost of a change stays constant while lookups
 // stay map lookups. Small registries fold at every change and so have no
-// delta at all. The sorted order is a chunked persistent list, updated per
+// delta at all. A small bit filter over the names in delta lets most
+// lookups skip it and pay for one hash, the base map's. The sorted order is a chunked persistent list, updated per
 // change in time proportional to a chunk.
 type snapshot struct {
 	version uint64
 	base    map[string]*entry
 	delta   persist.Map[*entry]
+	inDelta deltaFilter // a bit set for every name in delta, and maybe others
 	sorted  persist.Sorted[*entry]
 	count   int // tools, reserved ones included
 }
@@ -40,7 +43,7 @@ func emptySnapshot() *snapshot {
 
 // lookup returns the tool registered as name, or nil.
 func (s *snapshot) lookup(name string) *entry {
-	if s.delta.Len() > 0 {
+	if s.inDelta.mayHold(name) {
 		if e, ok := s.delta.Get(name); ok {
 			return e
 		}
@@ -66,12 +69,14 @@ func (s *snapshot) apply(version uint64, changes ...change) *snapshot {
 		switch {
 		case c.e != nil:
 			next.delta = next.delta.Set(c.name, c.e)
+			next.inDelta.add(c.name)
 			next.sorted = next.sorted.Upsert(c.e)
 			if old == nil {
 				next.count++
 			}
 		case old != nil:
 			next.delta = next.delta.Set(c.name, nil)
+			next.inDelta.add(c.name)
 			next.sorted = next.sorted.Delete(c.name)
 			next.count--
 		}
@@ -95,6 +100,41 @@ func (s *snapshot) fold() {
 	})
 	s.base = base
 	s.delta = persist.NewMap[*entry]()
+	s.inDelta = deltaFilter{}
+}
+
+// deltaFilter is a 512-bit set of name fingerprints: a clear bit proves a
+// name is not in delta. A delta holds at most a sixteenth of the registry
+// before it is folded, and a fingerprint costs two loads and a multiply,
+// against the full hash and walk of a delta lookup.
+type deltaFilter [8]uint64
+
+// fingerprint returns the word and bit of name in a deltaFilter, from its
+// length and its first and last eight bytes.
+func fingerprint(name string) (word, bit uint) {
+	n := len(name)
+	var x uint64
+	if n >= 8 {
+		x = binary.LittleEndian.Uint64([]byte(name[:8])) ^
+			binary.LittleEndian.Uint64([]byte(name[n-8:]))*0xff51afd7ed558ccd
+	} else {
+		for i := range n {
+			x = x<<8 | uint64(name[i])
+		}
+	}
+	x = (x ^ uint64(n)) * 0x9e3779b97f4a7c15
+	b := uint(x >> 55) // 9 bits: 0 to 511
+	return b >> 6, b & 63
+}
+
+func (f *deltaFilter) add(name string) {
+	w, b := fingerprint(name)
+	f[w] |= 1 << b
+}
+
+func (f *deltaFilter) mayHold(name string) bool {
+	w, b := fingerprint(name)
+	return f[w]&(1<<b) != 0
 }
 
 // withVersion returns s at a new version: for changes to groups and packs,
