@@ -45,8 +45,7 @@ func (r *Registry) direct(ctx context.Context, name string, args map[string]any,
 		return "", false
 	}
 	e := r.current().lookup(name)
-	if e == nil || !(e.tool.Inline || r.cfg.inline) || r.timeout(e) > 0 ||
-		e.policy.Visibility == VisibilityRestricted || e.policy.Confirm != ConfirmNone {
+	if e == nil || !e.short {
 		return "", false
 	}
 	if out, _ := r.reach(e, &call.Access); out != reached {

@@ -96,6 +96,7 @@ type Summary struct {
 type entry struct {
 	// What every call reads comes first, to share cache lines.
 	reserved bool
+	short    bool   // Execute may take its short path: see Registry.direct
 	hash     uint64 // nameHash of the name, for the library's layers
 	policy   Policy
 	valid    validator
@@ -376,6 +377,8 @@ func (r *Registry) build(t RegisteredTool, pluginName string, reserved bool) (*e
 		Permission:  t.Permission,
 	}
 	e.hash = nameHash(e.info.Name)
+	e.short = !reserved && (t.Inline || r.cfg.inline) && r.timeout(e) <= 0 &&
+		e.policy.Visibility != VisibilityRestricted && e.policy.Confirm == ConfirmNone
 	e.lower = strings.ToLower(e.info.Name)
 	e.tokens = appendNew(nil, nameTokens(e.lower)...)
 	e.squashed = squash(e.lower)
