@@ -18,8 +18,9 @@ import (
 // a new base, so the amortized cost of a change stays constant while lookups
 // stay map lookups. Small registries fold at every change and so have no
 // delta at all. A small bit filter over the names in delta lets most
-// lookups skip it and pay for one hash, the base map's. The sorted order is a chunked persistent list, updated per
-// change in time proportional to a chunk.
+// lookups skip it and pay for one hash, the base map's. The sorted order is
+// a chunked persistent list, updated per change in time proportional to a
+// chunk.
 type snapshot struct {
 	version uint64
 	base    map[string]*entry
@@ -104,9 +105,11 @@ func (s *snapshot) fold() {
 }
 
 // deltaFilter is a 512-bit set of name fingerprints: a clear bit proves a
-// name is not in delta. A delta holds at most a sixteenth of the registry
-// before it is folded, and a fingerprint costs two loads and a multiply,
-// against the full hash and walk of a delta lookup.
+// name is not in delta. A fingerprint costs two loads and a multiply,
+// against the full hash and walk of a delta lookup. The filter empties at
+// every fold; with more than a few hundred names in delta (registries of
+// many thousands of tools, between folds) most bits are set and lookups cost
+// what they did without it, never more than a fingerprint.
 type deltaFilter [8]uint64
 
 // fingerprint returns the word and bit of name in a deltaFilter, from its
@@ -127,11 +130,13 @@ func fingerprint(name string) (word, bit uint) {
 	return b >> 6, b & 63
 }
 
+// add records name as maybe in delta.
 func (f *deltaFilter) add(name string) {
 	w, b := fingerprint(name)
 	f[w] |= 1 << b
 }
 
+// mayHold reports false only if name was never added.
 func (f *deltaFilter) mayHold(name string) bool {
 	w, b := fingerprint(name)
 	return f[w]&(1<<b) != 0
