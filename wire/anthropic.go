@@ -29,7 +29,8 @@ type AnthropicTool struct {
 // AnthropicTools returns the "tools" array of an Anthropic Messages request
 // for acc, sorted by name and byte-stable under json.Marshal. Each tool's
 // input_schema is its parameters schema as registered ($defs and $ref
-// included, which Anthropic accepts).
+// included, which Anthropic accepts), without vendor keywords for a strict
+// tool (see [Adapter.ChatTools]).
 //
 // With deferred tools ([WithDeferred]) and the default [Search], every tool
 // is sent, the deferred ones with defer_loading, and the server tool
@@ -52,7 +53,7 @@ func (a *Adapter) AnthropicTools(acc toolreg.Access, discovered ...string) ([]An
 		out = append(out, AnthropicTool{
 			Name:         f.Name,
 			Description:  f.Description,
-			InputSchema:  f.Parameters,
+			InputSchema:  strictParameters(f.Parameters, f.Strict),
 			Strict:       f.Strict,
 			DeferLoading: p.server && p.deferred[i],
 		})

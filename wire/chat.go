@@ -16,8 +16,10 @@ import (
 // offered only once discovered. The slice is returned even when the error is
 // not nil; the error then says what could not be offered.
 //
-// The slice is the caller's, but the schemas in it are the registry's:
-// treat them as read-only.
+// A strict tool is sent without the vendor keywords of its schema (keys
+// that start with "x-", such as x-sensitive), which strict mode refuses;
+// other tools are sent as registered. The slice is the caller's, but the
+// schemas in it are the registry's: treat them as read-only.
 func (a *Adapter) ChatTools(acc toolreg.Access, discovered ...string) ([]toolreg.Definition, error) {
 	if a.reg == nil {
 		return nil, nil
@@ -30,7 +32,7 @@ func (a *Adapter) ChatTools(acc toolreg.Access, discovered ...string) ([]toolreg
 	p, err := a.offer(names, false, discovered)
 	out := make([]toolreg.Definition, len(p.order))
 	for i, j := range p.order {
-		out[i] = defs[j]
+		out[i] = strictDefinition(defs[j])
 	}
 	return out, err
 }

@@ -23,7 +23,10 @@
 // the same tools, which keeps the provider's prompt cache warm.
 //
 // Chat completions tools are the registry's own [toolreg.Definition] values.
-// Responses tools always carry strict. Anthropic's input_schema is the
+// Responses tools always carry strict. A strict tool's schema is sent
+// without vendor keywords (keys that start with "x-", such as the registry's
+// x-sensitive): strict modes refuse a request over a keyword they do not
+// know, and the model has no use for them. Anthropic's input_schema is the
 // registered schema, $defs included. Gemini declarations use the OpenAPI
 // subset Gemini accepts: references are inlined (a recursive schema is
 // refused, and inlining is bounded by [Limits]), types are upper case and

@@ -3,6 +3,9 @@ package wire_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -178,4 +181,96 @@ func checkGeminiSchema(t *testing.T, s *wire.GeminiSchema, depth int) {
 	if s.Items != nil {
 		checkGeminiSchema(t, s.Items, depth+1)
 	}
+}
+
+// FuzzStrictVendorKeywords registers a strict tool whose $defs holds an
+// arbitrary schema and checks that the chat, Responses and Anthropic
+// formats send the same schema, with no vendor keyword left at any depth,
+// and leave the registry's definitions as they were.
+func FuzzStrictVendorKeywords(f *testing.F) {
+	f.Add(`{"type":"string","x-sensitive":true}`)
+	f.Add(`{"anyOf":[{"type":"string","x-sensitive":true},{"type":"null","x-a":{"x-b":1}}],"x-c":[1]}`)
+	f.Add(`{"type":"array","items":[{"x-a":1},{"items":{"x-b":2}}],"enum":[{"x-data":1}],"default":{"x-d":true}}`)
+	f.Add(`{"type":"object","properties":{"x-name":{"x-sensitive":true}},"required":["x-name"],"additionalProperties":false,"$defs":{"x-def":{"not":{"x-e":0}}}}`)
+	f.Fuzz(func(t *testing.T, def string) {
+		var d any
+		dec := json.NewDecoder(strings.NewReader(def))
+		dec.UseNumber()
+		if dec.Decode(&d) != nil {
+			return
+		}
+		reg := toolreg.New()
+		if _, err := reg.Register(toolreg.RegisteredTool{
+			Definition: toolreg.Definition{Function: toolreg.Function{Name: "t", Strict: true, Parameters: toolreg.Parameters{
+				Properties:           map[string]any{"a": map[string]any{"$ref": "#/$defs/D"}},
+				Required:             []string{"a"},
+				AdditionalProperties: toolreg.Bool(false),
+				Defs:                 map[string]any{"D": d},
+			}}},
+			Handler: tool("t", "", nil).Handler,
+		}, "fuzz"); err != nil {
+			return
+		}
+		before := string(reg.DefinitionsJSON(toolreg.Access{}))
+		a := wire.New(reg)
+		chat, err1 := a.ChatTools(toolreg.Access{})
+		resp, err2 := a.ResponsesTools(toolreg.Access{})
+		anth, err3 := a.AnthropicTools(toolreg.Access{})
+		if err1 != nil || err2 != nil || err3 != nil || len(chat) != 1 || len(resp) != 1 || len(anth) != 1 {
+			t.Fatalf("listing failed: %v %v %v", err1, err2, err3)
+		}
+		sent := mustJSON(t, chat[0].Function.Parameters)
+		if !jsonEqual(sent, string(resp[0].Parameters)) || !jsonEqual(sent, string(anth[0].InputSchema)) {
+			t.Fatalf("formats disagree:\nchat %s\nresponses %s\nanthropic %s", sent, resp[0].Parameters, anth[0].InputSchema)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(sent), &v); err != nil {
+			t.Fatal(err)
+		}
+		if path := vendorKeywordAt(v, "parameters"); path != "" {
+			t.Fatalf("vendor keyword sent at %s: %s", path, sent)
+		}
+		if after := string(reg.DefinitionsJSON(toolreg.Access{})); after != before {
+			t.Fatalf("the registry's definitions changed:\n%s\n%s", before, after)
+		}
+	})
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// vendorKeywordAt returns the path of a vendor keyword in schema v, or "".
+// It looks where JSON Schema puts subschemas; property names and the
+// values of other keywords (enum, default, unknown ones) are not keywords.
+func vendorKeywordAt(v any, path string) string {
+	switch v := v.(type) {
+	case []any: // a list of schemas
+		for i, sub := range v {
+			if p := vendorKeywordAt(sub, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	case map[string]any:
+		for k, sub := range v {
+			switch {
+			case strings.HasPrefix(k, "x-"):
+				return path + "." + k
+			case slices.Contains([]string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}, k):
+				named, _ := sub.(map[string]any)
+				for name, s := range named {
+					if p := vendorKeywordAt(s, path+"."+k+"."+name); p != "" {
+						return p
+					}
+				}
+			case slices.Contains([]string{"items", "additionalProperties", "additionalItems", "not", "contains", "propertyNames",
+				"if", "then", "else", "unevaluatedItems", "unevaluatedProperties", "anyOf", "oneOf", "allOf", "prefixItems"}, k):
+				if p := vendorKeywordAt(sub, path+"."+k); p != "" {
+					return p
+				}
+			}
+		}
+	}
+	return ""
 }

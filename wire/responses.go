@@ -41,7 +41,7 @@ func (a *Adapter) ResponsesTools(acc toolreg.Access, discovered ...string) ([]Re
 			Type:         "function",
 			Name:         f.Name,
 			Description:  f.Description,
-			Parameters:   f.Parameters,
+			Parameters:   strictParameters(f.Parameters, strict),
 			Strict:       &strict,
 			DeferLoading: p.server && p.deferred[i],
 		})
