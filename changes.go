@@ -5,6 +5,10 @@ import (
 	"sync"
 )
 
+// MaxChangeLog is how many of its last tool changes a registry remembers
+// for [Registry.ChangedSince].
+const MaxChangeLog = 4096
+
 // Version returns a number that grows with every change of tools or groups.
 // Equal versions mean equal listings.
 func (r *Registry) Version() uint64 { return r.current().version }
@@ -82,4 +86,63 @@ func (r *Registry) changed() {
 		n.mu.Lock()
 		locked = true
 	}
+}
+
+// ChangedSince returns the names of the tools registered, replaced,
+// reserved or removed since version (a value [Registry.Version] returned),
+// sorted and each once, with the version they bring the caller to. A cache
+// of anything derived from tools (a search index, a prompt) can then redo
+// only those names: [Registry.Definition] and [Registry.Lookup] tell what
+// each is now. Changes of groups and packs change the version but name no
+// tool.
+//
+// ok is false when the registry no longer remembers every change since
+// version (it keeps the last [MaxChangeLog]; a single RegisterAll or
+// UnregisterByPlugin may count for more) or when version is in its future:
+// the caller must then reread everything, for example with
+// [Registry.Definitions].
+func (r *Registry) ChangedSince(version uint64) (names []string, now uint64, ok bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	now = r.current().version
+	if version > now || version < r.changes.floor {
+		return nil, now, false
+	}
+	return r.changes.since(version), now, true
+}
+
+// changeLog is a ring of the names of the last MaxChangeLog tool changes,
+// oldest first, each with the version that made it.
+type changeLog struct {
+	ring  []loggedChange
+	start int    // index of the oldest entry once the ring is full
+	floor uint64 // every change made after this version is in ring
+}
+
+type loggedChange struct {
+	version uint64
+	name    string
+}
+
+// add records that version changed the tool name.
+func (l *changeLog) add(version uint64, name string) {
+	if len(l.ring) < MaxChangeLog {
+		l.ring = append(l.ring, loggedChange{version, name})
+		return
+	}
+	l.floor = l.ring[l.start].version // its other changes may go too
+	l.ring[l.start] = loggedChange{version, name}
+	l.start = (l.start + 1) % MaxChangeLog
+}
+
+// since returns the names changed after version, sorted, each once.
+func (l *changeLog) since(version uint64) []string {
+	var names []string
+	for i := range l.ring {
+		if c := l.ring[(l.start+i)%len(l.ring)]; c.version > version {
+			names = append(names, c.name)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }

@@ -136,6 +136,7 @@ type Registry struct {
 	onChange  atomic.Pointer[[]*changeHook]
 	notify    notifier
 	names     nameIndex // for suggestions; kept under mu
+	changes   changeLog // for ChangedSince; kept under mu
 
 	callSeq    atomic.Uint64
 	stats      counters
@@ -291,6 +292,9 @@ func (r *Registry) untrack(e *entry) {
 // publish makes the next snapshot, with changes, current; r.mu is held.
 func (r *Registry) publish(changes ...change) {
 	s := r.snap.Load()
+	for _, c := range changes {
+		r.changes.add(s.version+1, c.name)
+	}
 	r.snap.Store(s.apply(s.version+1, changes...))
 }
 
@@ -519,6 +523,18 @@ func (r *Registry) Lookup(name string) (ToolInfo, bool) {
 		return ToolInfo{}, false
 	}
 	return e.infoCopy(), true
+}
+
+// Definition returns the definition of the tool registered as name, as
+// [Registry.Definitions] lists it, whatever its groups; false for a name
+// that is unknown or only reserved. Its schema maps are the registry's:
+// treat them as read-only.
+func (r *Registry) Definition(name string) (Definition, bool) {
+	e := r.current().lookup(name)
+	if e == nil || e.reserved {
+		return Definition{}, false
+	}
+	return e.tool.Definition, true
 }
 
 func (e *entry) infoCopy() ToolInfo {
