@@ -44,9 +44,13 @@
 // # Keeping up with the registry
 //
 // The index compares the registry's [toolreg.Registry.Version] at each
-// search and re-indexes only the tools whose definition changed, found by a
-// hash of their content. [Index.Refresh] does it at once, [Index.Embed]
-// computes missing vectors at once.
+// search. When it changed, [toolreg.Registry.ChangedSince] names the tools
+// that changed, and only those whose content (by hash) differs are indexed
+// again, in time proportional to the change. When the registry no longer
+// remembers every change since the index's version, the index reads every
+// tool once and still re-indexes only those whose content changed.
+// [Index.Refresh] does it at once, [Index.Embed] computes missing vectors at
+// once.
 //
 // # Sessions and the prompt cache
 //

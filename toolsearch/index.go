@@ -181,10 +181,52 @@ func (ix *Index) Refresh() {
 	if ix.synced && ix.version == v {
 		return
 	}
+	if ix.synced {
+		if names, now, ok := ix.reg.ChangedSince(ix.version); ok {
+			ix.applyChanged(names)
+			ix.version = now
+			return
+		}
+	}
 	// Read the version first: a change that lands while the tools are read
 	// leaves a version behind, and the next search syncs again.
 	ix.apply(ix.reg.Definitions(toolreg.Access{Groups: []string{toolreg.AllGroups}}))
 	ix.version, ix.synced = v, true
+}
+
+// applyChanged brings the index up to date for the tools named, the ones
+// the registry changed since the index's version, in time proportional to
+// them. A tool changed again after ChangedSince answered is read in its
+// newer form and named again at the next refresh, which finds it current.
+func (ix *Index) applyChanged(names []string) {
+	e := ix.eng
+	for _, name := range names {
+		if name == ix.cfg.toolName {
+			continue
+		}
+		def, present := ix.reg.Definition(name)
+		id, indexed := e.byName[name]
+		var h contentHash
+		if present {
+			if indexed && sameValue(e.docs[id].def, def) {
+				continue
+			}
+			if h = hashOf(def); indexed && h == e.docs[id].hash {
+				e.docs[id].def = def
+				continue
+			}
+		}
+		if indexed {
+			old := e.docs[id].hash // read before remove clears it
+			ix.spare.put(old, e.remove(id))
+		}
+		if present {
+			id := e.add(def, h)
+			e.docs[id].vec = ix.spare.take(h)
+			e.docs[id].mark = ix.mark
+		}
+	}
+	e.finish()
 }
 
 // Len returns the number of tools indexed, after bringing the index up to

@@ -329,3 +329,60 @@ func TestNilRegistryIsEmpty(t *testing.T) {
 	require.Empty(t, ix.Offer("s", everything))
 	require.Equal(t, "[]", string(ix.OfferJSON("s", everything)))
 }
+
+// TestRefreshAfterChangesMatchesAFreshIndex changes a registry at random
+// (new tools, new descriptions, removals, reservations, plugins unloaded,
+// group changes) and checks after every step that an index kept current
+// change by change finds the same tools as one built from scratch, and
+// holds as many.
+func TestRefreshAfterChangesMatchesAFreshIndex(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 11))
+	words := []string{"file", "read", "write", "search", "web", "mail", "send", "list", "issue", "calendar"}
+	names := []string{"read_file", "write_file", "web_search", "send_mail", "list_issues", "calendar_list", "mail_search", "file_search"}
+	reg := toolreg.New()
+	kept := toolsearch.New(reg)
+	unreg := map[string]func(){}
+	for step := range 400 {
+		name := names[rng.IntN(len(names))]
+		switch rng.IntN(6) {
+		case 0, 1, 2:
+			desc := words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
+			tl := tool(name, desc, words[rng.IntN(len(words))])
+			if rng.IntN(3) == 0 {
+				tl.Groups = []string{"g"}
+			}
+			stop, err := reg.Register(tl, fmt.Sprintf("p%d", rng.IntN(2)))
+			require.NoError(t, err)
+			unreg[name] = stop
+		case 3:
+			if stop := unreg[name]; stop != nil {
+				stop()
+			}
+		case 4:
+			if stop, err := reg.Reserve(toolreg.Definition{Function: toolreg.Function{Name: name, Description: "reserved"}}, "p0"); err == nil {
+				unreg[name] = stop
+			}
+		case 5:
+			reg.UnregisterByPlugin(fmt.Sprintf("p%d", rng.IntN(2)))
+		}
+		if step%7 == 0 {
+			_, err := reg.RegisterGroup(toolreg.GroupInfo{Name: fmt.Sprintf("g%d", step)}, "q")
+			require.NoError(t, err)
+		}
+		fresh := toolsearch.New(reg)
+		require.Equal(t, fresh.Len(), kept.Len(), "step %d: tools indexed", step)
+		for _, q := range words {
+			require.ElementsMatch(t, matchNames(fresh.Search(ctx, everything, q, 100)), matchNames(kept.Search(ctx, everything, q, 100)),
+				"step %d: query %q", step, q)
+		}
+	}
+}
+
+func matchNames(ms []toolsearch.Match) []string {
+	out := []string{}
+	for _, m := range ms {
+		out = append(out, m.Name)
+	}
+	return out
+}
