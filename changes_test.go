@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -125,5 +126,53 @@ func TestChangedSinceRefusesWhatItCannotAnswer(t *testing.T) {
 	}
 	if names, now, ok := r.ChangedSince(r.Version() - 1); !ok || len(names) != 0 || now != r.Version() {
 		t.Fatalf("a group change names no tool: got %v %d %v", names, now, ok)
+	}
+}
+
+// TestDefinitionReadsOneTool checks Definition against Definitions for
+// grouped, ungrouped, reserved, removed, unknown and hostile names.
+func TestDefinitionReadsOneTool(t *testing.T) {
+	r := toolreg.New()
+	grouped := newTool("grouped_tool", "", nil)
+	grouped.Groups = []string{"g"}
+	for _, tl := range []toolreg.RegisteredTool{newTool("plain_tool", "", nil), grouped, newTool("gone_tool", "", nil)} {
+		if _, err := r.Register(tl, "p"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.Reserve(toolreg.Definition{Function: toolreg.Function{Name: "reserved_tool"}}, "p"); err != nil {
+		t.Fatal(err)
+	}
+	r.UnregisterByPlugin("nobody")
+	stop, err := r.Register(newTool("gone_tool", "", nil), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	listed := map[string]toolreg.Definition{}
+	for _, d := range r.Definitions(toolreg.Access{Groups: []string{toolreg.AllGroups}}) {
+		listed[d.Function.Name] = d
+	}
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"plain_tool", true},
+		{"grouped_tool", true}, // whatever its groups
+		{"reserved_tool", false},
+		{"gone_tool", false},
+		{"no_such_tool", false},
+		{"", false},
+		{"\xff\xfe", false},
+		{strings.Repeat("a", 1<<20), false},
+	} {
+		d, ok := r.Definition(tc.name)
+		if ok != tc.want {
+			t.Errorf("Definition(%.20q): ok %v, want %v", tc.name, ok, tc.want)
+			continue
+		}
+		if ok && !reflect.DeepEqual(d, listed[tc.name]) {
+			t.Errorf("Definition(%q) = %+v, Definitions lists %+v", tc.name, d, listed[tc.name])
+		}
 	}
 }
