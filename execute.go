@@ -30,7 +30,7 @@ import (
 // that panics or calls runtime.Goexit ends as code "panic". A result that
 // arrives after Execute returned is dropped; see [Registry.Stats].
 func (r *Registry) Execute(ctx context.Context, name string, args map[string]any, call CallContext) string {
-	if res, ok := r.direct(ctx, name, args, "", false, &call); ok {
+	if res, _, ok := r.direct(ctx, name, args, "", false, &call); ok {
 		return res
 	}
 	return r.do(ctx, name, args, "", false, call, false).Content
@@ -40,56 +40,58 @@ func (r *Registry) Execute(ctx context.Context, name string, args map[string]any
 // handler with no timeout, no guard to ask, a tool the Access reaches, and
 // arguments that pass. It reports false, having run
 // nothing, whenever any of that does not hold; the full path then decides.
-func (r *Registry) direct(ctx context.Context, name string, args map[string]any, raw string, isRaw bool, call *CallContext) (string, bool) {
+// It returns the result and its code ("" on success).
+func (r *Registry) direct(ctx context.Context, name string, args map[string]any, raw string, isRaw bool, call *CallContext) (string, string, bool) {
 	if ctx == nil || len(r.loadListeners()) > 0 || r.guard.Load() != nil {
-		return "", false
+		return "", "", false
 	}
 	e := r.current().lookup(name)
 	if e == nil || !e.short {
-		return "", false
+		return "", "", false
 	}
 	if out, _ := r.reach(e, &call.Access); out != reached {
-		return "", false
+		return "", "", false
 	}
 	if isRaw {
 		var err error
 		if len(raw) > r.cfg.maxArgBytes {
-			return "", false
+			return "", "", false
 		}
 		if args, err = parseArguments(raw, e.tool.UseNumber); err != nil {
-			return "", false
+			return "", "", false
 		}
 	}
 	sc, err := e.valid.scan(args)
 	if err != nil || e.valid.check(args, sc) != "" || ctx.Err() != nil {
-		return "", false
+		return "", "", false
 	}
 	if args == nil {
 		args = map[string]any{}
 	}
-	return r.callDirect(ctx, e, name, args, call, sc.native), true
+	res, code := r.callDirect(ctx, e, name, args, call, sc.native)
+	return res, code, true
 }
 
 // callDirect calls the handler of a call that direct admitted, contained as
 // callHandler contains it.
-func (r *Registry) callDirect(ctx context.Context, e *entry, name string, args map[string]any, call *CallContext, native bool) (res string) {
+func (r *Registry) callDirect(ctx context.Context, e *entry, name string, args map[string]any, call *CallContext, native bool) (res, code string) {
 	done := false
 	defer func() {
 		if !done {
 			q := request{ctx: ctx, name: name, e: e, args: args, scan: argScan{native: native}}
 			r.logPanic("handler", name, recover(), q.secrets()...)
-			res, _ = r.failure(fmt.Sprintf("tool %s failed unexpectedly", quote(name)), CodePanic)
+			res, code = r.failure(fmt.Sprintf("tool %s failed unexpectedly", quote(name)), CodePanic)
 		}
 	}()
 	out, err := e.tool.Handler(ctx, args, *call)
 	if err != nil {
 		q := request{ctx: ctx, name: name, e: e, args: args}
-		res, _ = r.handlerError(ctx, &q, err)
+		res, code = r.handlerError(ctx, &q, err)
 	} else {
 		res = r.limit(out)
 	}
 	done = true
-	return res
+	return res, code
 }
 
 // ExecuteJSON is [Registry.Execute] for the model's raw "arguments" string.
@@ -101,7 +103,7 @@ func (r *Registry) callDirect(ctx context.Context, e *entry, name string, args m
 // [RegisteredTool.UseNumber]). A string longer than the registry's bound
 // (see [WithMaxArgumentBytes]) is refused without being parsed.
 func (r *Registry) ExecuteJSON(ctx context.Context, name string, argsJSON string, call CallContext) string {
-	if res, ok := r.direct(ctx, name, nil, argsJSON, true, &call); ok {
+	if res, _, ok := r.direct(ctx, name, nil, argsJSON, true, &call); ok {
 		return res
 	}
 	return r.do(ctx, name, nil, argsJSON, true, call, false).Content
@@ -111,12 +113,32 @@ func (r *Registry) ExecuteJSON(ctx context.Context, name string, argsJSON string
 // model reads, the code that tells a handler's success from a registry
 // failure, the call id and the duration.
 func (r *Registry) Call(ctx context.Context, name string, args map[string]any, call CallContext) Result {
+	if res, ok := r.directResult(ctx, name, args, "", false, &call); ok {
+		return res
+	}
 	return r.do(ctx, name, args, "", false, call, true)
 }
 
 // CallJSON is [Registry.ExecuteJSON] with the outcome as a [Result].
 func (r *Registry) CallJSON(ctx context.Context, name, argsJSON string, call CallContext) Result {
+	if res, ok := r.directResult(ctx, name, nil, argsJSON, true, &call); ok {
+		return res
+	}
 	return r.do(ctx, name, nil, argsJSON, true, call, true)
+}
+
+// directResult is [Registry.direct] with its outcome as a Result.
+func (r *Registry) directResult(ctx context.Context, name string, args map[string]any, raw string, isRaw bool, call *CallContext) (Result, bool) {
+	start := time.Now()
+	content, code, ok := r.direct(ctx, name, args, raw, isRaw, call)
+	if !ok {
+		return Result{}, false
+	}
+	res := Result{Content: content, Code: code, CallID: call.CallID, Tool: name, Duration: time.Since(start)}
+	if res.CallID == "" {
+		res.CallID = r.newCallID()
+	}
+	return res, true
 }
 
 // request is one call on its way through the steps of Execute.

@@ -2,7 +2,9 @@ package toolreg_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,41 +13,63 @@ import (
 	"github.com/toolreg/toolreg"
 )
 
+// TestCallReportsTheCodeBesideTheContent runs each case through Call and
+// CallJSON, with handlers isolated (the default) and inline (the short path
+// of the commonest call), and checks that the Result agrees with Execute.
 func TestCallReportsTheCodeBesideTheContent(t *testing.T) {
-	r := toolreg.New()
-	// A handler whose success looks exactly like a registry failure.
-	mustRegister(t, r, newTool("mimic", `{"error":"x","code":"denied"}`, nil), "p")
-	failing := newTool("failing", "", nil)
-	failing.Handler = func(context.Context, map[string]any, toolreg.CallContext) (string, error) {
-		return "", errors.New("disk full")
-	}
-	mustRegister(t, r, failing, "p")
-
 	tests := []struct {
 		name, tool, args, callID string
 		wantCode                 string
 	}{
 		{"a success that looks like a failure is a success", "mimic", `{}`, "call_abc", ""},
 		{"a handler error", "failing", `{}`, "c2", toolreg.CodeToolError},
+		{"a panic", "panicking", `{}`, "c4", toolreg.CodePanic},
 		{"an unknown name", "nope", `{}`, "c3", toolreg.CodeNotFound},
 		{"bad JSON", "mimic", `{`, "", toolreg.CodeInvalidArguments},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			call := toolreg.CallContext{CallID: tc.callID}
-			res := r.CallJSON(context.Background(), tc.tool, tc.args, call)
-			assert.Equal(t, tc.wantCode, res.Code)
-			assert.Equal(t, tc.wantCode != "", res.IsError())
-			assert.Equal(t, tc.tool, res.Tool)
-			assert.Equal(t, r.ExecuteJSON(context.Background(), tc.tool, tc.args, call), res.Content)
-			if tc.callID != "" {
-				assert.Equal(t, tc.callID, res.CallID)
-			} else {
-				assert.Regexp(t, `^call_\d+$`, res.CallID, "the registry makes an id")
-			}
-			assert.Positive(t, int64(res.Duration))
-		})
+	for _, inline := range []bool{false, true} {
+		var opts []toolreg.Option
+		if inline {
+			opts = append(opts, toolreg.WithInlineHandlers())
+		}
+		r := toolreg.New(opts...)
+		// A handler whose success looks exactly like a registry failure.
+		mustRegister(t, r, newTool("mimic", `{"error":"x","code":"denied"}`, nil), "p")
+		failing := newTool("failing", "", nil)
+		failing.Handler = func(context.Context, map[string]any, toolreg.CallContext) (string, error) {
+			return "", errors.New("disk full")
+		}
+		mustRegister(t, r, failing, "p")
+		panicking := newTool("panicking", "", nil)
+		panicking.Handler = func(context.Context, map[string]any, toolreg.CallContext) (string, error) { panic("boom") }
+		mustRegister(t, r, panicking, "p")
+		for _, tc := range tests {
+			t.Run(fmt.Sprintf("inline=%v/%s", inline, tc.name), func(t *testing.T) {
+				call := toolreg.CallContext{CallID: tc.callID}
+				res := r.CallJSON(context.Background(), tc.tool, tc.args, call)
+				checkCallResult(t, res, tc.tool, tc.callID, tc.wantCode, r.ExecuteJSON(context.Background(), tc.tool, tc.args, call))
+				var args map[string]any
+				if json.Unmarshal([]byte(tc.args), &args) == nil {
+					res := r.Call(context.Background(), tc.tool, args, call)
+					checkCallResult(t, res, tc.tool, tc.callID, tc.wantCode, r.Execute(context.Background(), tc.tool, args, call))
+				}
+			})
+		}
 	}
+}
+
+func checkCallResult(t *testing.T, res toolreg.Result, tool, callID, wantCode, executed string) {
+	t.Helper()
+	assert.Equal(t, wantCode, res.Code)
+	assert.Equal(t, wantCode != "", res.IsError())
+	assert.Equal(t, tool, res.Tool)
+	assert.Equal(t, executed, res.Content)
+	if callID != "" {
+		assert.Equal(t, callID, res.CallID)
+	} else {
+		assert.Regexp(t, `^call_\d+$`, res.CallID, "the registry makes an id")
+	}
+	assert.Positive(t, int64(res.Duration))
 }
 
 func TestEventsCarryTheModelsCallID(t *testing.T) {
