@@ -129,12 +129,12 @@ func (r *Registry) CallJSON(ctx context.Context, name, argsJSON string, call Cal
 
 // directResult is [Registry.direct] with its outcome as a Result.
 func (r *Registry) directResult(ctx context.Context, name string, args map[string]any, raw string, isRaw bool, call *CallContext) (Result, bool) {
-	start := time.Now()
+	start := sinceStart()
 	content, code, ok := r.direct(ctx, name, args, raw, isRaw, call)
 	if !ok {
 		return Result{}, false
 	}
-	res := Result{Content: content, Code: code, CallID: call.CallID, Tool: name, Duration: time.Since(start)}
+	res := Result{Content: content, Code: code, CallID: call.CallID, Tool: name, Duration: sinceStart() - start}
 	if res.CallID == "" {
 		res.CallID = r.newCallID()
 	}
@@ -183,9 +183,9 @@ func (r *Registry) do(ctx context.Context, name string, args map[string]any, raw
 		}
 		r.emit(ls, &ev)
 	}
-	start := time.Now()
+	start := sinceStart()
 	res.Content, res.Code = r.runContained(s, &q)
-	res.Duration = time.Since(start)
+	res.Duration = sinceStart() - start
 	if len(ls) > 0 {
 		ev.Phase, ev.Result, ev.Code, ev.Duration = PhaseEnd, res.Content, res.Code, res.Duration
 		r.emit(ls, &ev)
@@ -318,3 +318,11 @@ func platformName(p string) string {
 	}
 	return p
 }
+
+// processStart is when the package was initialized: durations are measured
+// as differences of sinceStart, one read of the monotonic clock each, where
+// time.Now would also read the wall clock.
+var processStart = time.Now()
+
+// sinceStart returns the monotonic time elapsed since processStart.
+func sinceStart() time.Duration { return time.Since(processStart) }
