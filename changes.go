@@ -2,6 +2,7 @@ package toolreg
 
 import (
 	"slices"
+	"sort"
 	"sync"
 )
 
@@ -135,13 +136,16 @@ func (l *changeLog) add(version uint64, name string) {
 	l.start = (l.start + 1) % MaxChangeLog
 }
 
-// since returns the names changed after version, sorted, each once.
+// since returns the names changed after version, sorted, each once. The
+// ring holds versions in order from its oldest entry, so the first entry
+// after version is found by binary search.
 func (l *changeLog) since(version uint64) []string {
+	n := len(l.ring)
+	at := func(i int) loggedChange { return l.ring[(l.start+i)%n] }
+	first := sort.Search(n, func(i int) bool { return at(i).version > version })
 	var names []string
-	for i := range l.ring {
-		if c := l.ring[(l.start+i)%len(l.ring)]; c.version > version {
-			names = append(names, c.name)
-		}
+	for i := first; i < n; i++ {
+		names = append(names, at(i).name)
 	}
 	slices.Sort(names)
 	return slices.Compact(names)

@@ -176,3 +176,29 @@ func TestDefinitionReadsOneTool(t *testing.T) {
 		}
 	}
 }
+
+// TestChangedSinceAcrossTheLogsWrap registers one tool at a time past the
+// log's size and checks, for versions on both sides of where the log wraps,
+// that ChangedSince names exactly the tools registered after each.
+func TestChangedSinceAcrossTheLogsWrap(t *testing.T) {
+	r := toolreg.New()
+	var versions []uint64
+	var order []string
+	for i := range toolreg.MaxChangeLog + 300 {
+		versions = append(versions, r.Version())
+		name := fmt.Sprintf("tool_%05d", i)
+		order = append(order, name)
+		if _, err := r.Register(newTool(name, "", nil), "p"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, i := range []int{0, 299, 300, 301, 1000, toolreg.MaxChangeLog, toolreg.MaxChangeLog + 299} {
+		names, _, ok := r.ChangedSince(versions[i])
+		if wantOK := i >= 300; ok != wantOK {
+			t.Fatalf("since the version before tool %d: ok %v, want %v", i, ok, wantOK)
+		}
+		if ok && !slices.Equal(names, order[i:]) {
+			t.Fatalf("since the version before tool %d: %d names from %q, want %d from %q", i, len(names), names[0], len(order[i:]), order[i])
+		}
+	}
+}
