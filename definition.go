@@ -173,12 +173,9 @@ func copyNative(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			c := copyNative(e)
-			if c == nil {
+			c, ok := copyElement(e)
+			if !ok {
 				return nil
-			}
-			if _, isNil := c.(nilValue); isNil {
-				c = nil
 			}
 			out[k] = c
 		}
@@ -186,18 +183,28 @@ func copyNative(v any) any {
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			c := copyNative(e)
-			if c == nil {
+			c, ok := copyElement(e)
+			if !ok {
 				return nil
-			}
-			if _, isNil := c.(nilValue); isNil {
-				c = nil
 			}
 			out[i] = c
 		}
 		return out
 	}
 	return nil
+}
+
+// copyElement copies one member of an object or array with copyNative,
+// turning its nilValue back into nil; false when e cannot be copied.
+func copyElement(e any) (any, bool) {
+	c := copyNative(e)
+	if c == nil {
+		return nil, false
+	}
+	if _, isNil := c.(nilValue); isNil {
+		return nil, true
+	}
+	return c, true
 }
 
 // nilValue stands for a JSON null inside copyNative, whose nil result means

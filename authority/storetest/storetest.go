@@ -437,18 +437,15 @@ func invalid(t *testing.T, open func(*testing.T) authority.Store) {
 	}
 }
 
-func raceGrant(t *testing.T, open func(*testing.T) authority.Store) {
-	ctx := context.Background()
-	s := open(t)
-	k := key(alice, "s1", "tool:rm", "")
-	const uses = 7
-	must(t, s.PutGrant(ctx, authority.Grant{Key: k, UsesLeft: uses, Expires: base.Add(time.Hour)}, 10, base))
+// race runs try from Racers goroutines at once, reports their errors, and
+// returns how many of them won.
+func race(t *testing.T, try func() (bool, error)) int {
 	var won atomic.Int32
 	var wg sync.WaitGroup
 	errs := make(chan error, Racers)
 	for range Racers {
 		wg.Go(func() {
-			_, ok, err := s.UseGrant(ctx, k, base)
+			ok, err := try()
 			if err != nil {
 				errs <- err
 			}
@@ -462,8 +459,21 @@ func raceGrant(t *testing.T, open func(*testing.T) authority.Store) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if won.Load() != uses {
-		t.Errorf("%d racers got a use of a grant with %d uses", won.Load(), uses)
+	return int(won.Load())
+}
+
+func raceGrant(t *testing.T, open func(*testing.T) authority.Store) {
+	ctx := context.Background()
+	s := open(t)
+	k := key(alice, "s1", "tool:rm", "")
+	const uses = 7
+	must(t, s.PutGrant(ctx, authority.Grant{Key: k, UsesLeft: uses, Expires: base.Add(time.Hour)}, 10, base))
+	won := race(t, func() (bool, error) {
+		_, ok, err := s.UseGrant(ctx, k, base)
+		return ok, err
+	})
+	if won != uses {
+		t.Errorf("%d racers got a use of a grant with %d uses", won, uses)
 	}
 }
 
@@ -476,26 +486,11 @@ func raceDecision(t *testing.T, open func(*testing.T) authority.Store) {
 	must(t, err)
 	_, err = s.ResolveRequest(ctx, "r1", true, base.Add(time.Hour), base)
 	must(t, err)
-	var won atomic.Int32
-	var wg sync.WaitGroup
-	errs := make(chan error, Racers)
-	for range Racers {
-		wg.Go(func() {
-			_, ok, err := s.TakeDecision(ctx, k, base)
-			if err != nil {
-				errs <- err
-			}
-			if ok {
-				won.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if won.Load() != 1 {
-		t.Errorf("%d racers took one approval", won.Load())
+	won := race(t, func() (bool, error) {
+		_, ok, err := s.TakeDecision(ctx, k, base)
+		return ok, err
+	})
+	if won != 1 {
+		t.Errorf("%d racers took one approval", won)
 	}
 }
